@@ -1,0 +1,216 @@
+package v1beta2
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Labels and annotations shared with Kueue.
+const (
+	// QueueNameLabel on a job names its LocalQueue.
+	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	// PriorityClassLabel on a job names its WorkloadPriorityClass.
+	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	// DefaultPodSetName is the name of a pod set when none is given.
+	DefaultPodSetName PodSetReference = "main"
+)
+
+// WorkloadSpec is a unit of admission: one or more sets of identical pods.
+// +kubebuilder:validation:XValidation:rule="!has(self.priorityClassRef) || has(self.priority)",message="priority must be set when priorityClassRef is set",fieldPath=".priority"
+type WorkloadSpec struct {
+	// podSets are the groups of identical pods of the workload, 1 to 8.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	PodSets []PodSet `json:"podSets"`
+
+	// queueName is the LocalQueue, in the workload's namespace, it is submitted to.
+	// +optional
+	QueueName LocalQueueName `json:"queueName,omitempty"`
+
+	// priorityClassRef names the WorkloadPriorityClass or PriorityClass that gave
+	// the workload its priority.
+	// +optional
+	PriorityClassRef *PriorityClassRef `json:"priorityClassRef,omitempty"`
+
+	// priority orders workloads in a queue; higher first.
+	// +optional
+	Priority *int32 `json:"priority,omitempty"`
+
+	// active: false keeps the workload from being admitted and evicts it.
+	// +optional
+	// +kubebuilder:default=true
+	Active *bool `json:"active,omitempty"`
+
+	// maximumExecutionTimeSeconds deactivates the workload after that long admitted.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaximumExecutionTimeSeconds *int32 `json:"maximumExecutionTimeSeconds,omitempty"`
+}
+
+// PriorityClassGroup is the API group of a priority class.
+// +kubebuilder:validation:Enum=kueue.x-k8s.io;scheduling.k8s.io
+type PriorityClassGroup string
+
+// PriorityClassKind is the kind of a priority class.
+// +kubebuilder:validation:Enum=WorkloadPriorityClass;PriorityClass
+type PriorityClassKind string
+
+const (
+	WorkloadPriorityClassGroup PriorityClassGroup = "kueue.x-k8s.io"
+	PodPriorityClassGroup      PriorityClassGroup = "scheduling.k8s.io"
+	WorkloadPriorityClassKind  PriorityClassKind  = "WorkloadPriorityClass"
+	PodPriorityClassKind       PriorityClassKind  = "PriorityClass"
+)
+
+// PriorityClassRef names a WorkloadPriorityClass or a pod PriorityClass.
+// +kubebuilder:validation:XValidation:rule="self.group == 'scheduling.k8s.io' ? self.kind == 'PriorityClass' : self.kind == 'WorkloadPriorityClass'",message="kind must be PriorityClass for group scheduling.k8s.io and WorkloadPriorityClass for group kueue.x-k8s.io",fieldPath=".kind"
+type PriorityClassRef struct {
+	// group: kueue.x-k8s.io or scheduling.k8s.io.
+	Group PriorityClassGroup `json:"group"`
+	// kind: WorkloadPriorityClass or PriorityClass.
+	Kind PriorityClassKind `json:"kind"`
+	// name of the class.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// PodSetReference is the name of a pod set.
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+type PodSetReference string
+
+// PodSet is a group of identical pods.
+type PodSet struct {
+	// name of the pod set, unique in the workload.
+	// +kubebuilder:default=main
+	// +optional
+	Name PodSetReference `json:"name,omitempty"`
+
+	// template is the pod template; its requests (or limits) per container count
+	// toward quota, and its nodeSelector, affinity and tolerations decide which
+	// flavors it may use.
+	Template corev1.PodTemplateSpec `json:"template"`
+
+	// count is the number of pods.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Count int32 `json:"count"`
+
+	// minCount is accepted for compatibility; Quokka does not do partial admission.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MinCount *int32 `json:"minCount,omitempty"`
+}
+
+// Admission is the result of admitting a workload.
+type Admission struct {
+	// clusterQueue that admitted the workload.
+	ClusterQueue ClusterQueueReference `json:"clusterQueue"`
+
+	// podSetAssignments hold the flavors and usage of each pod set.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	PodSetAssignments []PodSetAssignment `json:"podSetAssignments"`
+}
+
+// PodSetAssignment is the admission of one pod set.
+type PodSetAssignment struct {
+	// name of the pod set.
+	// +kubebuilder:default=main
+	Name PodSetReference `json:"name"`
+
+	// flavors assigned per resource.
+	// +optional
+	Flavors map[corev1.ResourceName]ResourceFlavorReference `json:"flavors,omitempty"`
+
+	// resourceUsage is the total of all the pods of the set.
+	// +optional
+	ResourceUsage corev1.ResourceList `json:"resourceUsage,omitempty"`
+
+	// count of pods taken into account at admission.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Count *int32 `json:"count,omitempty"`
+}
+
+// RequeueState tracks back-off of requeued workloads.
+type RequeueState struct {
+	// count of requeues.
+	// +optional
+	Count *int32 `json:"count,omitempty"`
+	// requeueAt is the earliest time of the next attempt.
+	// +optional
+	RequeueAt *metav1.Time `json:"requeueAt,omitempty"`
+}
+
+// Workload condition types and reasons shared with Kueue.
+const (
+	WorkloadQuotaReserved = "QuotaReserved"
+	WorkloadAdmitted      = "Admitted"
+	WorkloadEvicted       = "Evicted"
+	WorkloadPreempted     = "Preempted"
+	WorkloadRequeued      = "Requeued"
+	WorkloadFinished      = "Finished"
+
+	WorkloadEvictedByPreemption          = "Preempted"
+	WorkloadEvictedByClusterQueueStopped = "ClusterQueueStopped"
+	WorkloadEvictedByLocalQueueStopped   = "LocalQueueStopped"
+
+	InClusterQueueReason                = "InClusterQueue"
+	InCohortReclamationReason           = "InCohortReclamation"
+	InCohortFairSharingReason           = "InCohortFairSharing"
+	InCohortReclaimWhileBorrowingReason = "InCohortReclaimWhileBorrowing"
+)
+
+// WorkloadStatus is the observed state of a Workload.
+type WorkloadStatus struct {
+	// conditions: QuotaReserved, Admitted, Evicted, Preempted, Requeued, Finished.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// admission holds the ClusterQueue and flavors once quota is reserved.
+	// +optional
+	Admission *Admission `json:"admission,omitempty"`
+
+	// requeueState tracks back-off after evictions.
+	// +optional
+	RequeueState *RequeueState `json:"requeueState,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:resource:shortName={wl}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Queue",JSONPath=".spec.queueName",type=string
+// +kubebuilder:printcolumn:name="Reserved in",JSONPath=".status.admission.clusterQueue",type=string
+// +kubebuilder:printcolumn:name="Admitted",JSONPath=".status.conditions[?(@.type=='Admitted')].status",type=string
+// +kubebuilder:printcolumn:name="Finished",JSONPath=".status.conditions[?(@.type=='Finished')].status",type=string
+// +kubebuilder:printcolumn:name="Age",JSONPath=".metadata.creationTimestamp",type=date
+
+// Workload is the unit of admission: a job's pods and their requests.
+type Workload struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Spec WorkloadSpec `json:"spec,omitempty"`
+	// +optional
+	Status WorkloadStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// WorkloadList is a list of Workloads.
+type WorkloadList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Workload `json:"items"`
+}
