@@ -1,0 +1,120 @@
+package v1beta2
+
+import (
+	"maps"
+	"slices"
+)
+
+// Feature names a feature gate that Quokka knows.
+type Feature string
+
+const (
+	// FeatureDynamicQuotaOrchestration lets DynamicQuotaOrchestrator objects rewrite
+	// ClusterQueue quotas from CapacityProviders (spec 000).
+	FeatureDynamicQuotaOrchestration Feature = "DynamicQuotaOrchestration"
+	// FeatureAdmissionFairSharing orders workloads of a ClusterQueue by the decayed usage
+	// of their LocalQueues.
+	FeatureAdmissionFairSharing Feature = "AdmissionFairSharing"
+	// FeatureAdmissionFairSharingAnchorAtQuotaReservation counts admission-fair-sharing
+	// usage from quota reservation instead of from admission (Kueue v0.20).
+	FeatureAdmissionFairSharingAnchorAtQuotaReservation Feature = "AdmissionFairSharingAnchorAtQuotaReservation"
+	// FeatureLocalQueueMetrics exports per-LocalQueue metrics.
+	FeatureLocalQueueMetrics Feature = "LocalQueueMetrics"
+)
+
+// Maturity is a feature's stage; it only documents what a default means.
+type Maturity string
+
+const (
+	// Alpha features are off by default and may change without notice.
+	Alpha Maturity = "Alpha"
+	// Beta features are usually on by default.
+	Beta Maturity = "Beta"
+	// GA features can no longer be turned off in Kueue; kept for completeness.
+	GA Maturity = "GA"
+)
+
+// FeatureSpec is a feature's default state and maturity.
+type FeatureSpec struct {
+	Default  bool
+	Maturity Maturity
+}
+
+// knownFeatures is the whole list. A gate outside it is refused at start-up rather
+// than ignored, because a Kueue gate Quokka does not implement would otherwise look
+// as if it had taken effect.
+var knownFeatures = map[Feature]FeatureSpec{
+	FeatureDynamicQuotaOrchestration:                    {Default: false, Maturity: Alpha},
+	FeatureAdmissionFairSharing:                         {Default: true, Maturity: Beta},
+	FeatureAdmissionFairSharingAnchorAtQuotaReservation: {Default: true, Maturity: Beta},
+	FeatureLocalQueueMetrics:                            {Default: true, Maturity: Beta},
+}
+
+// KnownFeatures returns a copy of the features Quokka knows, with their defaults.
+func KnownFeatures() map[Feature]FeatureSpec {
+	return maps.Clone(knownFeatures)
+}
+
+// knownFeatureNames is sorted so that error messages are stable.
+func knownFeatureNames() []string {
+	names := make([]string, 0, len(knownFeatures))
+	for f := range knownFeatures {
+		names = append(names, string(f))
+	}
+	slices.Sort(names)
+	return names
+}
+
+// FeatureGate reports whether a feature is on: the featureGates entry if there is
+// one, else the feature's default. An unknown name reports false; Validate has
+// already refused unknown names in the file, so that only happens for a typo in
+// Go code, which the tests of the caller should catch.
+func (c *Configuration) FeatureGate(name Feature) bool {
+	spec, ok := knownFeatures[name]
+	if !ok {
+		return false
+	}
+	if c != nil {
+		if v, set := c.FeatureGates[string(name)]; set {
+			return v
+		}
+	}
+	return spec.Default
+}
+
+// ResolvedFeatureGates returns the state of every known feature, so that callers
+// can hand the engine plain booleans once instead of asking on every decision.
+func (c *Configuration) ResolvedFeatureGates() map[Feature]bool {
+	out := make(map[Feature]bool, len(knownFeatures))
+	for f := range knownFeatures {
+		out[f] = c.FeatureGate(f)
+	}
+	return out
+}
+
+// FairSharingEnabled reports whether fair sharing is on. As in Kueue v0.15 and
+// later, the presence of the fairSharing block is the switch.
+func (c *Configuration) FairSharingEnabled() bool {
+	return c != nil && c.FairSharing != nil
+}
+
+// PreemptionStrategies returns the fair-sharing strategies in the order they are
+// tried, or nil when fair sharing is off.
+func (c *Configuration) PreemptionStrategies() []PreemptionStrategy {
+	if !c.FairSharingEnabled() {
+		return nil
+	}
+	return slices.Clone(c.FairSharing.PreemptionStrategies)
+}
+
+// AdmissionFairSharingEnabled reports whether usage-based admission fair sharing
+// can be used: the gate is on and the admissionFairSharing block is present.
+// ClusterQueues still opt in one by one through spec.admissionScope.
+func (c *Configuration) AdmissionFairSharingEnabled() bool {
+	return c != nil && c.AdmissionFairSharing != nil && c.FeatureGate(FeatureAdmissionFairSharing)
+}
+
+// LeaderElectionEnabled reports whether the manager should campaign for leadership.
+func (c *Configuration) LeaderElectionEnabled() bool {
+	return c != nil && c.LeaderElection != nil && c.LeaderElection.LeaderElect != nil && *c.LeaderElection.LeaderElect
+}
