@@ -35,7 +35,11 @@ type InvalidError struct {
 }
 
 func (e *InvalidError) Error() string {
-	return fmt.Sprintf("invalid %s: %s", e.Source, e.Errs.ToAggregate().Error())
+	msgs := make([]string, len(e.Errs))
+	for i, fe := range e.Errs {
+		msgs[i] = fe.Error()
+	}
+	return fmt.Sprintf("invalid %s: %s", e.Source, strings.Join(msgs, "; "))
 }
 
 // Load reads, strictly decodes, defaults and validates a Configuration file.

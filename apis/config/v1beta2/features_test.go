@@ -1,0 +1,108 @@
+package v1beta2
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+func TestFeatureGateDefaults(t *testing.T) {
+	t.Parallel()
+	want := map[Feature]bool{
+		FeatureDynamicQuotaOrchestration:                    false,
+		FeatureAdmissionFairSharing:                         true,
+		FeatureAdmissionFairSharingAnchorAtQuotaReservation: true,
+		FeatureLocalQueueMetrics:                            true,
+	}
+	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
+		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)
+	}
+	if KnownFeatures()[FeatureDynamicQuotaOrchestration].Maturity != Alpha {
+		t.Error("DynamicQuotaOrchestration should be alpha")
+	}
+	if (*Configuration)(nil).FeatureGate(FeatureAdmissionFairSharing) != true {
+		t.Error("a nil Configuration should report defaults")
+	}
+	if Default().FeatureGate("NoSuchGate") {
+		t.Error("an unknown gate reported true")
+	}
+}
+
+func TestFeatureGatesFromTheFile(t *testing.T) {
+	t.Parallel()
+	cfg, err := Decode([]byte(header + "featureGates:\n  DynamicQuotaOrchestration: true\n  LocalQueueMetrics: false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.FeatureGate(FeatureDynamicQuotaOrchestration) {
+		t.Error("DynamicQuotaOrchestration: true was not applied")
+	}
+	if cfg.FeatureGate(FeatureLocalQueueMetrics) {
+		t.Error("LocalQueueMetrics: false was not applied")
+	}
+	if !cfg.FeatureGate(FeatureAdmissionFairSharing) {
+		t.Error("an unset gate lost its default")
+	}
+}
+
+// 002: "The manager turns fair sharing on when the block is present."
+func TestFairSharingIsOnWhenTheBlockIsPresent(t *testing.T) {
+	t.Parallel()
+	cfg, err := Decode([]byte(header + "fairSharing:\n  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.FairSharingEnabled() {
+		t.Fatal("fair sharing is off with the block present")
+	}
+	want := []PreemptionStrategy{LessThanOrEqualToFinalShare, LessThanInitialShare}
+	if got := cfg.PreemptionStrategies(); !slices.Equal(got, want) {
+		t.Errorf("PreemptionStrategies() = %v; want %v", got, want)
+	}
+	if Default().PreemptionStrategies() != nil {
+		t.Error("strategies reported with fair sharing off")
+	}
+}
+
+func clusterQueue(name string, policy kueue.BorrowWithinCohortPolicy) kueue.ClusterQueue {
+	cq := kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if policy != "-" {
+		cq.Spec.Preemption = &kueue.ClusterQueuePreemption{
+			ReclaimWithinCohort: kueue.PreemptionPolicyAny,
+			BorrowWithinCohort:  &kueue.BorrowWithinCohort{Policy: policy},
+		}
+	}
+	return cq
+}
+
+// 002: "borrowWithinCohort combined with fair sharing ... is rejected".
+func TestBorrowWithinCohortWithFairSharingIsRejected(t *testing.T) {
+	t.Parallel()
+	fair, err := Decode([]byte(header + "fairSharing:\n  preemptionStrategies: [LessThanInitialShare]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cqs := []kueue.ClusterQueue{
+		clusterQueue("no-preemption", "-"),
+		clusterQueue("never", kueue.BorrowWithinCohortPolicyNever),
+		clusterQueue("unset", ""),
+		clusterQueue("research", kueue.BorrowWithinCohortPolicyLowerPriority),
+	}
+	errs := ValidateAgainstClusterQueues(fair, cqs)
+	if len(errs) != 1 {
+		t.Fatalf("ValidateAgainstClusterQueues = %v; want exactly one error, for research", errs)
+	}
+	wantField(t, errs, "clusterQueues[research].spec.preemption.borrowWithinCohort.policy", "LowerPriority", "fair sharing")
+
+	one := cqs[3]
+	wantField(t, fair.ValidateClusterQueue(&one), "spec.preemption.borrowWithinCohort.policy")
+
+	// Classic preemption: borrowWithinCohort is fine.
+	if errs := ValidateAgainstClusterQueues(Default(), cqs); len(errs) != 0 {
+		t.Errorf("without fair sharing: %v; want no errors", errs)
+	}
+}

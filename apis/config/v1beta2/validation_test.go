@@ -1,0 +1,252 @@
+package v1beta2
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+const header = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+
+// fieldErrors decodes a file and returns the field errors it was refused with,
+// failing the test if it was refused for another reason (unreadable YAML).
+func fieldErrors(t *testing.T, doc string) field.ErrorList {
+	t.Helper()
+	_, err := Decode([]byte(doc))
+	if err == nil {
+		return nil
+	}
+	var invalid *InvalidError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("Decode failed without field errors: %v", err)
+	}
+	return invalid.Errs
+}
+
+// wantField checks that errs holds an error on path whose message contains every
+// one of words, and that err.Error() names the path (what a person reads).
+func wantField(t *testing.T, errs field.ErrorList, path string, words ...string) {
+	t.Helper()
+	for _, e := range errs {
+		if e.Field != path {
+			continue
+		}
+		msg := e.Error()
+		for _, w := range words {
+			if !strings.Contains(msg, w) {
+				t.Errorf("error on %s is %q; want it to mention %q", path, msg, w)
+			}
+		}
+		return
+	}
+	t.Errorf("no error on %s; got %v", path, errs)
+}
+
+func TestValidConfigurationsLoad(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"empty file with apiVersion and kind": header,
+		"spec 002 fair-sharing block": header + `
+metrics:
+  enableClusterQueueResources: true
+fairSharing:
+  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]
+`,
+		"only LessThanOrEqualToFinalShare": header + "fairSharing:\n  preemptionStrategies: [LessThanOrEqualToFinalShare]\n",
+		"only LessThanInitialShare":        header + "fairSharing:\n  preemptionStrategies: [LessThanInitialShare]\n",
+		"metrics disabled with 0":          header + "metrics:\n  bindAddress: \"0\"\n",
+		"health probes disabled with 0":    header + "health:\n  healthProbeBindAddress: \"0\"\n",
+		"bind address with a host":         header + "metrics:\n  bindAddress: 127.0.0.1:9090\n",
+		"IPv6 bind address":                header + "health:\n  healthProbeBindAddress: \"[::1]:8081\"\n",
+		"both admission fair sharing gates off": header + `
+featureGates:
+  AdmissionFairSharing: false
+  AdmissionFairSharingAnchorAtQuotaReservation: false
+`,
+		"admission fair sharing tuned": header + `
+admissionFairSharing:
+  usageHalfLifeTime: 168h
+  usageSamplingInterval: 1m
+  resourceWeights:
+    nvidia.com/gpu: 10
+    cpu: 0
+`,
+		"leader election off ignores its timings": header + `
+leaderElection:
+  leaderElect: false
+  leaseDuration: 1s
+  renewDeadline: 5s
+`,
+		"kueue's full leader election block": header + `
+leaderElection:
+  leaderElect: true
+  leaseDuration: 15s
+  renewDeadline: 10s
+  retryPeriod: 2s
+  resourceLock: leases
+  resourceName: c1f6bfd2.kueue.x-k8s.io
+  resourceNamespace: kueue-system
+`,
+		"negative qps disables rate limiting": header + "clientConnection:\n  qps: -1\n  burst: 0\n",
+		"waitForPodsReady shape": header + `
+waitForPodsReady:
+  timeout: 10m
+  blockAdmission: true
+  recoveryTimeout: 0s
+  requeuingStrategy:
+    timestamp: Creation
+    backoffLimitCount: 5
+    backoffBaseSeconds: 10
+    backoffMaxSeconds: 600
+`,
+		"JSON is YAML too": `{"apiVersion":"config.kueue.x-k8s.io/v1beta2","kind":"Configuration","manageJobsWithoutQueueName":true}`,
+	}
+	for name, doc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := Decode([]byte(doc)); err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+		})
+	}
+}
+
+// One case per rule; each checks that the refusal names the field a person has to fix.
+func TestInvalidConfigurationsNameTheField(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		doc   string
+		path  string
+		words []string
+	}{
+		// apiVersion and kind.
+		{"missing apiVersion", "kind: Configuration\n", "apiVersion", []string{"Required"}},
+		{"other group", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Configuration\n", "apiVersion", []string{"config.kueue.x-k8s.io/v1beta2"}},
+		{"v1beta1 is no longer read", "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n", "apiVersion", []string{"migrate"}},
+		{"wrong kind", "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n", "kind", []string{"Configuration"}},
+
+		// Strict decoding: "never silently ignored".
+		{"unknown top-level field", header + "fairsharing: {}\n", "fairsharing", []string{"unknown field"}},
+		{"unknown nested field", header + "metrics:\n  bindAdress: :8080\n", "metrics.bindAdress", []string{"unknown field"}},
+		{"fairSharing.enable was removed", header + "fairSharing:\n  enable: true\n  preemptionStrategies: [LessThanInitialShare]\n",
+			"fairSharing.enable", []string{"removed", "block is present"}},
+		{"waitForPodsReady.enable was removed", header + "waitForPodsReady:\n  enable: true\n", "waitForPodsReady.enable", []string{"removed"}},
+		{"Kueue field Quokka does not implement", header + "multiKueue:\n  gcInterval: 1m\n", "multiKueue", []string{"not implemented by Quokka"}},
+		{"internal cert management is refused", header + "internalCertManagement:\n  enable: false\n", "internalCertManagement", []string{"webhook.certDir"}},
+
+		// fairSharing.preemptionStrategies: only three lists.
+		{"strategies missing", header + "fairSharing: {}\n", "fairSharing.preemptionStrategies", []string{"in that order"}},
+		{"strategies empty", header + "fairSharing:\n  preemptionStrategies: []\n", "fairSharing.preemptionStrategies", nil},
+		{"unknown strategy", header + "fairSharing:\n  preemptionStrategies: [LessThanFinalShare]\n", "fairSharing.preemptionStrategies", []string{"LessThanFinalShare"}},
+		{"strategies reversed", header + "fairSharing:\n  preemptionStrategies: [LessThanInitialShare, LessThanOrEqualToFinalShare]\n", "fairSharing.preemptionStrategies", nil},
+		{"strategy duplicated", header + "fairSharing:\n  preemptionStrategies: [LessThanInitialShare, LessThanInitialShare]\n", "fairSharing.preemptionStrategies", nil},
+
+		// admissionFairSharing.
+		{"half-life of zero", header + "admissionFairSharing:\n  usageHalfLifeTime: 0s\n", "admissionFairSharing.usageHalfLifeTime", []string{"greater than 0", "no effect"}},
+		{"half-life missing", header + "admissionFairSharing:\n  usageSamplingInterval: 1m\n", "admissionFairSharing.usageHalfLifeTime", nil},
+		{"negative half-life", header + "admissionFairSharing:\n  usageHalfLifeTime: -1h\n", "admissionFairSharing.usageHalfLifeTime", nil},
+		{"negative sampling interval", header + "admissionFairSharing:\n  usageHalfLifeTime: 1h\n  usageSamplingInterval: -5m\n", "admissionFairSharing.usageSamplingInterval", nil},
+		{"negative resource weight", header + "admissionFairSharing:\n  usageHalfLifeTime: 1h\n  resourceWeights:\n    nvidia.com/gpu: -1\n",
+			"admissionFairSharing.resourceWeights[nvidia.com/gpu]", []string{"greater than or equal to 0"}},
+		{"admissionFairSharing with its gate off", header + "admissionFairSharing:\n  usageHalfLifeTime: 1h\nfeatureGates:\n  AdmissionFairSharing: false\n  AdmissionFairSharingAnchorAtQuotaReservation: false\n",
+			"admissionFairSharing", []string{"feature gate is off"}},
+
+		// featureGates.
+		{"unknown feature gate", header + "featureGates:\n  TopologyAwareScheduling: true\n", "featureGates[TopologyAwareScheduling]", []string{"DynamicQuotaOrchestration"}},
+		{"AFS off, anchor on by default", header + "featureGates:\n  AdmissionFairSharing: false\n",
+			"featureGates[AdmissionFairSharingAnchorAtQuotaReservation]", []string{"AdmissionFairSharing is false", "by default"}},
+		{"AFS off, anchor on explicitly", header + "featureGates:\n  AdmissionFairSharing: false\n  AdmissionFairSharingAnchorAtQuotaReservation: true\n",
+			"featureGates[AdmissionFairSharingAnchorAtQuotaReservation]", []string{"explicitly"}},
+
+		// Addresses and ports.
+		{"metrics address without a port", header + "metrics:\n  bindAddress: localhost\n", "metrics.bindAddress", []string{"host:port"}},
+		{"metrics port not a number", header + "metrics:\n  bindAddress: \":http\"\n", "metrics.bindAddress", []string{"port"}},
+		{"health address without a colon", header + "health:\n  healthProbeBindAddress: \"8081\"\n", "health.healthProbeBindAddress", nil},
+		{"health port out of range", header + "health:\n  healthProbeBindAddress: \":70000\"\n", "health.healthProbeBindAddress", nil},
+		{"same endpoint for readiness and liveness", header + "health:\n  readinessEndpointName: /ping\n  livenessEndpointName: ping\n", "health.livenessEndpointName", []string{"differ"}},
+		{"webhook port zero", header + "webhook:\n  port: 0\n", "webhook.port", nil},
+		{"webhook port too large", header + "webhook:\n  port: 65536\n", "webhook.port", nil},
+
+		// Leader election, as client-go and controller-runtime would refuse later.
+		{"configmap lock", header + "leaderElection:\n  leaderElect: true\n  resourceLock: configmaps\n", "leaderElection.resourceLock", []string{"leases"}},
+		{"lease not longer than renew deadline", header + "leaderElection:\n  leaderElect: true\n  leaseDuration: 10s\n  renewDeadline: 10s\n", "leaderElection.leaseDuration", nil},
+		{"renew deadline too close to retry", header + "leaderElection:\n  leaderElect: true\n  renewDeadline: 2s\n  retryPeriod: 2s\n", "leaderElection.renewDeadline", nil},
+		{"bad lease name", header + "leaderElection:\n  leaderElect: true\n  resourceName: Not_A_Name\n", "leaderElection.resourceName", nil},
+
+		// The rest.
+		{"invalid namespace", header + "namespace: Kueue_System\n", "namespace", nil},
+		{"negative burst", header + "clientConnection:\n  burst: -1\n", "clientConnection.burst", nil},
+		{"positive qps without burst", header + "clientConnection:\n  qps: 5\n  burst: 0\n", "clientConnection.burst", []string{"qps"}},
+		{"framework Quokka does not implement", header + "integrations:\n  frameworks: [batch/job, kubeflow.org/mpijob]\n", "integrations.frameworks[1]", []string{"batch/job"}},
+		{"framework listed twice", header + "integrations:\n  frameworks: [batch/job, batch/job]\n", "integrations.frameworks[1]", []string{"Duplicate"}},
+		{"negative pods-ready timeout", header + "waitForPodsReady:\n  timeout: -1m\n", "waitForPodsReady.timeout", nil},
+		{"unknown requeuing timestamp", header + "waitForPodsReady:\n  requeuingStrategy:\n    timestamp: Admission\n", "waitForPodsReady.requeuingStrategy.timestamp", nil},
+		{"negative backoff", header + "waitForPodsReady:\n  requeuingStrategy:\n    backoffLimitCount: -1\n", "waitForPodsReady.requeuingStrategy.backoffLimitCount", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			wantField(t, fieldErrors(t, tc.doc), tc.path, tc.words...)
+		})
+	}
+}
+
+// 002: "disabling AdmissionFairSharing without also disabling
+// AdmissionFairSharingAnchorAtQuotaReservation is rejected at startup".
+func TestDisablingAdmissionFairSharingAloneNamesBothGates(t *testing.T) {
+	t.Parallel()
+	_, err := Decode([]byte(header + "featureGates:\n  AdmissionFairSharing: false\n"))
+	if err == nil {
+		t.Fatal("Decode accepted AdmissionFairSharing=false with the anchor gate on by default")
+	}
+	for _, gate := range []string{"AdmissionFairSharing ", "AdmissionFairSharingAnchorAtQuotaReservation"} {
+		if !strings.Contains(err.Error(), gate) {
+			t.Errorf("error %q does not name %s", err, strings.TrimSpace(gate))
+		}
+	}
+}
+
+func TestDuplicateKeysAreRefused(t *testing.T) {
+	t.Parallel()
+	_, err := Decode([]byte(header + "metrics:\n  bindAddress: :8443\nmetrics:\n  bindAddress: :9090\n"))
+	if err == nil || !strings.Contains(err.Error(), "metrics") {
+		t.Fatalf("Decode(duplicate metrics key) = %v; want an error naming metrics", err)
+	}
+}
+
+func TestWrongTypeIsAnError(t *testing.T) {
+	t.Parallel()
+	_, err := Decode([]byte(header + "webhook:\n  port: nine\n"))
+	if err == nil || !strings.Contains(err.Error(), "port") {
+		t.Fatalf("Decode(port: nine) = %v; want an error naming port", err)
+	}
+}
+
+// Every problem is reported at once, so a user fixes a file in one pass.
+func TestAllProblemsReportedTogether(t *testing.T) {
+	t.Parallel()
+	errs := fieldErrors(t, header+`
+metrics:
+  bindAddress: nope
+fairSharing:
+  preemptionStrategies: []
+featureGates:
+  Nope: true
+`)
+	for _, p := range []string{"metrics.bindAddress", "fairSharing.preemptionStrategies", "featureGates[Nope]"} {
+		wantField(t, errs, p)
+	}
+}
+
+func TestValidateAfterOverrides(t *testing.T) {
+	t.Parallel()
+	cfg := Default()
+	if errs := cfg.Validate(); len(errs) != 0 {
+		t.Fatalf("Default().Validate() = %v; want no errors", errs)
+	}
+	cfg.Metrics.BindAddress = "8080"
+	wantField(t, cfg.Validate(), "metrics.bindAddress")
+}
