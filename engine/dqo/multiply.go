@@ -36,10 +36,11 @@ var (
 // A result of resources.Unlimited or more is an overflow: Unlimited means "no limit"
 // to the rest of the engine and must not appear as a capacity.
 func scaleCapacity(name corev1.ResourceName, q resource.Quantity, multiplier resource.Quantity) (int64, error) {
-	// AsDec converts the Quantity in place; work on copies so that objects shared
-	// with an informer cache are never modified.
-	qc, mc := q.DeepCopy(), multiplier.DeepCopy()
-	qd, md := qc.AsDec(), mc.AsDec()
+	// AsDec converts a Quantity to its decimal form in place. q and multiplier are
+	// value copies, so only the copies change; a Quantity that is already decimal
+	// shares its *inf.Dec with the caller's object, which is only read below. Objects
+	// shared with an informer cache are therefore never modified.
+	qd, md := q.AsDec(), multiplier.AsDec()
 	if qd.Sign() < 0 || md.Sign() < 0 {
 		return 0, errNegative
 	}
