@@ -82,3 +82,12 @@ func (r Requests) Names() []corev1.ResourceName {
 	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
 	return names
 }
+
+// Clone returns a copy of r.
+func (r Requests) Clone() Requests {
+	c := make(Requests, len(r))
+	for k, v := range r {
+		c[k] = v
+	}
+	return c
+}

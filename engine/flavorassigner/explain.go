@@ -1,0 +1,103 @@
+package flavorassigner
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"quokka.dev/quokka/engine/decision"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/workload"
+)
+
+func qty(r corev1.ResourceName, v int64) string {
+	if v == resources.Unlimited {
+		return "unlimited"
+	}
+	q := resources.ToQuantity(r, v)
+	return q.String()
+}
+
+func notCovered(cq *quota.ClusterQueue, ps *workload.PodSet, r corev1.ResourceName, multi bool) Result {
+	msg := fmt.Sprintf("requests %s, which no resource group of ClusterQueue %s covers; add it to coveredResources or remove the request", r, cq.Name())
+	return Result{Reason: decision.ReasonResourceNotCovered, Message: prefix(ps.Name, multi) + msg}
+}
+
+func prefix(podSet string, multi bool) string {
+	if !multi {
+		return ""
+	}
+	return "pod set " + podSet + ": "
+}
+
+// explain picks the reason code from the most hopeful flavor (one that needs
+// quota now in use beats one that can never fit, which beats a skipped one) and
+// writes one sentence per flavor tried, in list order.
+func explain(c *quota.Cache, cq *quota.ClusterQueue, g *GroupOutcome, multi bool) (string, string) {
+	best := -1
+	for i := range g.Flavors {
+		fo := &g.Flavors[i]
+		if fo.Skipped != "" {
+			continue
+		}
+		if best < 0 || fo.Mode > g.Flavors[best].Mode {
+			best = i
+		}
+	}
+	parts := make([]string, 0, len(g.Flavors))
+	reason := decision.ReasonFlavorSkipped
+	for i := range g.Flavors {
+		fo := &g.Flavors[i]
+		if fo.Skipped != "" {
+			parts = append(parts, fmt.Sprintf("flavor %s skipped: %s", fo.Flavor, fo.Skipped))
+			continue
+		}
+		code, sentence := flavorSentence(c, cq, fo)
+		if i == best {
+			reason = code
+		}
+		parts = append(parts, sentence)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no flavor to try")
+	}
+	return reason, prefix(g.PodSet, multi) + strings.Join(parts, "; ")
+}
+
+func flavorSentence(c *quota.Cache, cq *quota.ClusterQueue, fo *FlavorOutcome) (string, string) {
+	var ro *ResourceOutcome
+	for i := range fo.Resources {
+		if fo.Resources[i].Mode == fo.Mode {
+			ro = &fo.Resources[i]
+			break
+		}
+	}
+	if ro == nil {
+		return "", fmt.Sprintf("flavor %s fits", fo.Flavor)
+	}
+	r := ro.Resource
+	fr := resources.FlavorResource{Flavor: fo.Flavor, Resource: r}
+	q, _ := cq.Quota(fr)
+	needs := fmt.Sprintf("needs %s %s in flavor %s", qty(r, ro.Requested), r, fo.Flavor)
+	cohort := cq.CohortName()
+	switch {
+	case fo.Mode == NoFit:
+		return decision.ReasonExceedsMaximumQuota, fmt.Sprintf("%s, more than ClusterQueue %s can ever get (at most %s: nominal %s, borrowing limit %s)",
+			needs, cq.Name(), qty(r, ro.Potential), qty(r, q.Nominal), qty(r, q.BorrowingLimit))
+	case ro.LimitedBy != "":
+		who := ro.LimitedBy
+		if ro.LimitedByCohort {
+			who = "cohort " + who
+		}
+		return decision.ReasonBorrowingLimitReached, fmt.Sprintf("%s; %s unused in cohort %s; borrowing limit of %s reached (%s uses %s, nominal %s, borrowing limit %s)",
+			needs, qty(r, max(0, c.CohortAvailable(cq, fr))), cohort, who, cq.Name(), qty(r, cq.Usage(fr)), qty(r, q.Nominal), qty(r, q.BorrowingLimit))
+	case cohort != "":
+		return decision.ReasonInsufficientQuotaInCohort, fmt.Sprintf("%s; %s unused in cohort %s (%s uses %s of nominal %s)",
+			needs, qty(r, max(0, c.CohortAvailable(cq, fr))), cohort, cq.Name(), qty(r, cq.Usage(fr)), qty(r, q.Nominal))
+	default:
+		return decision.ReasonInsufficientQuota, fmt.Sprintf("%s; %s unused in ClusterQueue %s (uses %s of nominal %s)",
+			needs, qty(r, max(0, ro.Available)), cq.Name(), qty(r, cq.Usage(fr)), qty(r, q.Nominal))
+	}
+}

@@ -1,0 +1,108 @@
+package quota
+
+import (
+	"quokka.dev/quokka/engine/resources"
+)
+
+// Availability is what a ClusterQueue can still take of one cell, and why not
+// more.
+type Availability struct {
+	// Available is how much more the queue can use now, counting what it may
+	// borrow. It can be negative when quotas shrank below usage.
+	Available int64
+	// LimitedBy names the node whose borrowingLimit bounded Available: the queue
+	// itself or one of its cohorts; "" when the cohort's unused quota did.
+	LimitedBy string
+	// LimitedByCohort tells whether LimitedBy is a Cohort.
+	LimitedByCohort bool
+}
+
+// chain returns the queue's node and its ancestors' nodes, nearest first, or nil
+// when the chain has a cycle. buf avoids an allocation for shallow trees.
+func chain(q *ClusterQueue, buf []*node) []*node {
+	out := append(buf[:0], &q.node)
+	tc := q.tq.Cohort()
+	if tc == nil {
+		return out
+	}
+	if tc.HasCycle() {
+		return nil
+	}
+	for p := tc; p != nil; p = p.Parent() {
+		out = append(out, &p.Value.node)
+	}
+	return out
+}
+
+// Available computes Kueue's hierarchical "available" for a queue's cell:
+// available(root) = subtreeQuota - usage and, for every node below, its unused
+// guaranteed share plus what it may still take from its parent, capped by its
+// borrowingLimit.
+func (c *Cache) Available(q *ClusterQueue, fr resources.FlavorResource) Availability {
+	var buf [8]*node
+	nodes := chain(q, buf[:])
+	if nodes == nil {
+		return Availability{}
+	}
+	root := nodes[len(nodes)-1]
+	res := Availability{Available: root.subtree[fr] - root.usage[fr]}
+	for i := len(nodes) - 2; i >= 0; i-- {
+		n := nodes[i]
+		g := n.guaranteed(fr)
+		local := max(0, g-n.usage[fr])
+		fromParent := res.Available
+		if bl := n.borrowingLimit(fr); bl != resources.Unlimited {
+			storedInParent := n.subtree[fr] - g
+			usedInParent := max(0, n.usage[fr]-g)
+			capped := resources.Add(storedInParent-usedInParent, bl)
+			if capped < fromParent {
+				fromParent = capped
+				res.LimitedBy = n.name
+				res.LimitedByCohort = i > 0
+			}
+		}
+		res.Available = local + fromParent
+	}
+	return res
+}
+
+// PotentialAvailable is what the queue could use of a cell if nothing else were
+// admitted anywhere: the ceiling that decides "can never fit".
+func (c *Cache) PotentialAvailable(q *ClusterQueue, fr resources.FlavorResource) int64 {
+	var buf [8]*node
+	nodes := chain(q, buf[:])
+	if nodes == nil {
+		return 0
+	}
+	pot := nodes[len(nodes)-1].subtree[fr]
+	for i := len(nodes) - 2; i >= 0; i-- {
+		n := nodes[i]
+		pot = resources.Add(n.guaranteed(fr), pot)
+		if bl := n.borrowingLimit(fr); bl != resources.Unlimited {
+			pot = min(pot, resources.Add(n.subtree[fr], bl))
+		}
+	}
+	return pot
+}
+
+// CohortAvailable is the unused quota of a cell that the queue's cohort could
+// hand out (available of the cohort itself), for messages; 0 without a cohort.
+func (c *Cache) CohortAvailable(q *ClusterQueue, fr resources.FlavorResource) int64 {
+	var buf [8]*node
+	nodes := chain(q, buf[:])
+	if len(nodes) < 2 {
+		return 0
+	}
+	nodes = nodes[1:]
+	avail := nodes[len(nodes)-1].subtree[fr] - nodes[len(nodes)-1].usage[fr]
+	for i := len(nodes) - 2; i >= 0; i-- {
+		n := nodes[i]
+		g := n.guaranteed(fr)
+		fromParent := avail
+		if bl := n.borrowingLimit(fr); bl != resources.Unlimited {
+			fromParent = min(fromParent, resources.Add(n.subtree[fr]-g-max(0, n.usage[fr]-g), bl))
+		}
+		avail = max(0, g-n.usage[fr]) + fromParent
+	}
+	return avail
+}

@@ -1,0 +1,199 @@
+package quota
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/hierarchy"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// Options are the feature gates the cache needs, resolved once.
+type Options struct {
+	// DynamicQuotaOrchestration uses status.effectiveQuotas, when set, in place of
+	// spec.resourceGroups.
+	DynamicQuotaOrchestration bool
+}
+
+type tree = hierarchy.Tree[*ClusterQueue, *Cohort]
+type treeCohort = hierarchy.Cohort[*ClusterQueue, *Cohort]
+type treeQueue = hierarchy.Queue[*ClusterQueue, *Cohort]
+
+// charge is the usage one admitted workload puts on one ClusterQueue.
+type charge struct {
+	cq    string
+	usage resources.Amounts
+}
+
+// Cache holds flavors, queues, cohorts and charged usage. It is not safe for
+// concurrent use: the engine is single-threaded by design.
+type Cache struct {
+	opts    Options
+	flavors map[string]*kueue.ResourceFlavor
+	tree    *tree
+	charges map[types.NamespacedName]charge
+	// byCQ indexes charges by ClusterQueue name, also for queues that do not exist
+	// (yet): their usage is applied when the queue appears.
+	byCQ map[string]map[types.NamespacedName]struct{}
+}
+
+// New returns an empty cache.
+func New(opts Options) *Cache {
+	c := &Cache{
+		opts:    opts,
+		flavors: map[string]*kueue.ResourceFlavor{},
+		charges: map[types.NamespacedName]charge{},
+		byCQ:    map[string]map[types.NamespacedName]struct{}{},
+	}
+	c.tree = hierarchy.New[*ClusterQueue, *Cohort](func(name string) *Cohort {
+		return &Cohort{node: newNode(name)}
+	})
+	return c
+}
+
+// UpsertResourceFlavor stores a copy of the flavor.
+func (c *Cache) UpsertResourceFlavor(rf *kueue.ResourceFlavor) {
+	c.flavors[rf.Name] = rf.DeepCopy()
+}
+
+// DeleteResourceFlavor forgets the flavor; queues that use it become inactive.
+func (c *Cache) DeleteResourceFlavor(name string) { delete(c.flavors, name) }
+
+// Flavor returns the stored flavor. Callers must not modify it.
+func (c *Cache) Flavor(name string) (*kueue.ResourceFlavor, bool) {
+	f, ok := c.flavors[name]
+	return f, ok
+}
+
+// ClusterQueue returns the named queue.
+func (c *Cache) ClusterQueue(name string) (*ClusterQueue, bool) {
+	q, ok := c.tree.Queue(name)
+	if !ok {
+		return nil, false
+	}
+	return q.Value, true
+}
+
+// Cohort returns the named cohort, explicit or implicit.
+func (c *Cache) Cohort(name string) (*Cohort, bool) {
+	co, ok := c.tree.Cohort(name)
+	if !ok {
+		return nil, false
+	}
+	return co.Value, true
+}
+
+// ClusterQueueNames returns all queue names, sorted.
+func (c *Cache) ClusterQueueNames() []string { return c.tree.QueueNames() }
+
+// CohortNames returns all cohort names, explicit and implicit, sorted.
+func (c *Cache) CohortNames() []string { return c.tree.CohortNames() }
+
+// UpsertClusterQueue adds or updates a queue. On a conversion error nothing
+// changes and the error names the field.
+func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
+	nq, err := clusterQueueFromAPI(c.opts.DynamicQuotaOrchestration, obj)
+	if err != nil {
+		return wrapObject("ClusterQueue", obj.Name, err)
+	}
+	cohortName := string(obj.Spec.CohortName)
+	tq, existed := c.tree.Queue(obj.Name)
+	if existed && tq.Value.CohortName() == cohortName {
+		// Same place in the tree: propagate only the change of this node's
+		// contribution to its ancestors.
+		old := tq.Value
+		nq.tq = tq
+		nq.usage = old.usage
+		frs := unionKeys(old.quotas, nq.quotas)
+		c.replaceAndPropagate(tq.Cohort(), &old.node, &nq.node, frs, func() { tq.Value = nq })
+		return nil
+	}
+	var oldCohort *treeCohort
+	if existed {
+		oldCohort = tq.Cohort()
+		nq.usage = tq.Value.usage
+	} else {
+		for key := range c.byCQ[obj.Name] {
+			nq.usage.Add(c.charges[key].usage)
+		}
+	}
+	tq = c.tree.SetQueue(obj.Name, cohortName)
+	tq.Value = nq
+	nq.tq = tq
+	c.refreshTreeOf(oldCohort)
+	c.refreshTreeOf(tq.Cohort())
+	return nil
+}
+
+// DeleteClusterQueue removes the queue; charges to it are kept and apply again if
+// a queue of that name comes back (workloads keep their admission).
+func (c *Cache) DeleteClusterQueue(name string) {
+	tq, ok := c.tree.Queue(name)
+	if !ok {
+		return
+	}
+	parent := tq.Cohort()
+	c.tree.DeleteQueue(name)
+	if parent != nil {
+		if _, still := c.tree.Cohort(parent.Name()); still {
+			c.refreshTreeOf(parent)
+		}
+	}
+}
+
+// UpsertCohort adds or updates a Cohort object.
+func (c *Cache) UpsertCohort(obj *kueue.Cohort) error {
+	qs, err := cohortQuotasFromAPI(c.opts.DynamicQuotaOrchestration, obj)
+	if err != nil {
+		return wrapObject("Cohort", obj.Name, err)
+	}
+	var oldParent *treeCohort
+	if tc, ok := c.tree.Cohort(obj.Name); ok {
+		oldParent = tc.Parent()
+	}
+	tc := c.tree.SetCohort(obj.Name, string(obj.Spec.ParentName))
+	co := tc.Value
+	co.tc = tc
+	co.Quotas = qs
+	co.quotas = qs.Cells
+	if oldParent != nil {
+		if _, still := c.tree.Cohort(oldParent.Name()); still {
+			c.refreshTreeOf(oldParent)
+		}
+	}
+	c.refreshTreeOf(tc)
+	return nil
+}
+
+// DeleteCohort removes the Cohort object; it stays implicit while referenced.
+func (c *Cache) DeleteCohort(name string) {
+	tc, ok := c.tree.Cohort(name)
+	if !ok {
+		return
+	}
+	oldParent := tc.Parent()
+	c.tree.DeleteCohort(name)
+	if _, still := c.tree.Cohort(name); still {
+		tc.Value.Quotas = Quotas{}
+		tc.Value.quotas = map[resources.FlavorResource]Quota{}
+		c.refreshTreeOf(tc)
+	}
+	if oldParent != nil {
+		if _, still := c.tree.Cohort(oldParent.Name()); still {
+			c.refreshTreeOf(oldParent)
+		}
+	}
+}
+
+func unionKeys(a, b map[resources.FlavorResource]Quota) []resources.FlavorResource {
+	out := make([]resources.FlavorResource, 0, len(a)+len(b))
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}

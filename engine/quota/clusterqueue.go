@@ -1,0 +1,143 @@
+package quota
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/hierarchy"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// ClusterQueue is the cache's view of a ClusterQueue: its quotas in canonical
+// units, its policies with defaults applied, and its usage.
+type ClusterQueue struct {
+	node
+	Quotas
+	Strategy kueue.QueueingStrategy
+	// NamespaceSelector is nil when the spec leaves it unset, which selects no
+	// namespace.
+	NamespaceSelector labels.Selector
+	WhenCanBorrow     kueue.FlavorFungibilityPolicy
+	WhenCanPreempt    kueue.FlavorFungibilityPolicy
+	StopPolicy        kueue.StopPolicy
+	Preemption        kueue.ClusterQueuePreemption
+
+	tq *hierarchy.Queue[*ClusterQueue, *Cohort]
+}
+
+// Name is the ClusterQueue's name.
+func (q *ClusterQueue) Name() string { return q.name }
+
+// CohortName is the name of the queue's cohort, "" when it has none.
+func (q *ClusterQueue) CohortName() string {
+	if c := q.tq.Cohort(); c != nil {
+		return c.Name()
+	}
+	return ""
+}
+
+// Quota returns the queue's quota of a cell and whether the queue defines it.
+func (q *ClusterQueue) Quota(fr resources.FlavorResource) (Quota, bool) {
+	v, ok := q.quotas[fr]
+	return v, ok
+}
+
+// Usage is the queue's usage of a cell.
+func (q *ClusterQueue) Usage(fr resources.FlavorResource) int64 { return q.usage[fr] }
+
+// UsageAll returns a copy of the queue's usage.
+func (q *ClusterQueue) UsageAll() resources.Amounts { return q.usage.Clone() }
+
+// Borrowed is how far the queue's usage of a cell exceeds its nominal quota.
+func (q *ClusterQueue) Borrowed(fr resources.FlavorResource) int64 {
+	return max(0, q.usage[fr]-q.subtree[fr])
+}
+
+// Stopped reports whether the stop policy holds admissions.
+func (q *ClusterQueue) Stopped() bool {
+	return q.StopPolicy == kueue.Hold || q.StopPolicy == kueue.HoldAndDrain
+}
+
+// InCycle reports whether the queue's cohort chain has a cycle.
+func (q *ClusterQueue) InCycle() bool { return q.tq.HasCycle() }
+
+// clusterQueueFromAPI converts the object. Errors name the field path.
+func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, error) {
+	path, groups := resourceGroupsOf(gate, cq.Spec.ResourceGroups, cq.Status.EffectiveQuotas)
+	qs, err := ConvertResourceGroups(path, groups)
+	if err != nil {
+		return nil, err
+	}
+	out := &ClusterQueue{
+		node:           newNode(cq.Name),
+		Quotas:         qs,
+		Strategy:       kueue.BestEffortFIFO,
+		WhenCanBorrow:  kueue.MayStopSearch,
+		WhenCanPreempt: kueue.TryNextFlavor,
+		StopPolicy:     kueue.None,
+	}
+	out.quotas = qs.Cells
+	if cq.Spec.QueueingStrategy != "" {
+		out.Strategy = cq.Spec.QueueingStrategy
+	}
+	if sel := cq.Spec.NamespaceSelector; sel != nil {
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			return nil, field.Invalid(field.NewPath("spec", "namespaceSelector"), sel.String(), err.Error())
+		}
+		out.NamespaceSelector = s
+	}
+	if ff := cq.Spec.FlavorFungibility; ff != nil {
+		if ff.WhenCanBorrow != "" {
+			out.WhenCanBorrow = ff.WhenCanBorrow
+		}
+		if ff.WhenCanPreempt != "" {
+			out.WhenCanPreempt = ff.WhenCanPreempt
+		}
+	}
+	if cq.Spec.StopPolicy != nil && *cq.Spec.StopPolicy != "" {
+		out.StopPolicy = *cq.Spec.StopPolicy
+	}
+	if p := cq.Spec.Preemption; p != nil {
+		out.Preemption = *p.DeepCopy()
+	}
+	for fr, q := range out.quotas {
+		out.subtree[fr] = q.Nominal
+	}
+	return out, nil
+}
+
+// Status is the Active condition of a ClusterQueue.
+type Status struct {
+	Active  bool
+	Reason  string
+	Message string
+}
+
+// Status computes the queue's Active condition. It is computed on demand (O(depth +
+// flavors)) so that it can never go stale when a flavor or cohort changes.
+// Precedence: a stop policy first (an administrator's explicit intent), then a
+// cohort cycle, then a missing flavor.
+func (c *Cache) Status(q *ClusterQueue) Status {
+	if q.Stopped() {
+		return Status{Reason: kueue.ClusterQueueActiveReasonStopped,
+			Message: fmt.Sprintf("ClusterQueue %s is stopped (stopPolicy %s)", q.name, q.StopPolicy)}
+	}
+	if q.InCycle() {
+		return Status{Reason: kueue.ClusterQueueActiveReasonCohortCycle,
+			Message: fmt.Sprintf("ClusterQueue %s is inactive: cohort %s is in a cycle of parentName references", q.name, q.CohortName())}
+	}
+	for _, g := range q.Groups {
+		for _, f := range g.Flavors {
+			if _, ok := c.flavors[f]; !ok {
+				return Status{Reason: kueue.ClusterQueueActiveReasonFlavorNotFound,
+					Message: fmt.Sprintf("ClusterQueue %s is inactive: ResourceFlavor %s not found", q.name, f)}
+			}
+		}
+	}
+	return Status{Active: true, Reason: kueue.ClusterQueueActiveReasonReady, Message: "Can admit new workloads"}
+}

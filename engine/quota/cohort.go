@@ -1,0 +1,59 @@
+package quota
+
+import (
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/hierarchy"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// Cohort is the cache's view of a Cohort, explicit or implicit (an implicit one
+// has no quota of its own).
+type Cohort struct {
+	node
+	Quotas
+	tc *hierarchy.Cohort[*ClusterQueue, *Cohort]
+}
+
+// Name is the Cohort's name.
+func (c *Cohort) Name() string { return c.name }
+
+// Explicit reports whether a Cohort object exists.
+func (c *Cohort) Explicit() bool { return c.tc.Explicit() }
+
+// ParentName is the parent's name, "" for a root.
+func (c *Cohort) ParentName() string {
+	if p := c.tc.Parent(); p != nil {
+		return p.Name()
+	}
+	return ""
+}
+
+// InCycle reports whether the cohort is in or below a cycle of parents.
+func (c *Cohort) InCycle() bool { return c.tc.HasCycle() }
+
+// SubtreeQuota returns a copy of the quota the subtree holds, per cell.
+func (c *Cohort) SubtreeQuota() resources.Amounts { return c.subtree.Clone() }
+
+// Usage returns a copy of the usage the subtree accounts for above its children's
+// guaranteed shares.
+func (c *Cohort) Usage() resources.Amounts { return c.usage.Clone() }
+
+// OwnQuota returns the cohort's own quota of a cell.
+func (c *Cohort) OwnQuota(fr resources.FlavorResource) (Quota, bool) {
+	q, ok := c.quotas[fr]
+	return q, ok
+}
+
+func cohortQuotasFromAPI(gate bool, co *kueue.Cohort) (Quotas, error) {
+	path, groups := resourceGroupsOf(gate, co.Spec.ResourceGroups, co.Status.EffectiveQuotas)
+	return ConvertResourceGroups(path, groups)
+}
+
+// RootName is the name of the root of the cohort's tree, or false in a cycle.
+func (c *Cohort) RootName() (string, bool) {
+	root, ok := c.tc.Root()
+	if !ok {
+		return "", false
+	}
+	return root.Name(), true
+}

@@ -1,0 +1,55 @@
+package quota
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	"quokka.dev/quokka/engine/resources"
+)
+
+// Charge records that workload key uses usage in ClusterQueue cq, replacing any
+// previous charge of the same workload. A charge to a queue that does not exist
+// is kept and applied when the queue is created.
+func (c *Cache) Charge(key types.NamespacedName, cq string, usage resources.Amounts) {
+	c.Release(key)
+	c.charges[key] = charge{cq: cq, usage: usage}
+	set, ok := c.byCQ[cq]
+	if !ok {
+		set = map[types.NamespacedName]struct{}{}
+		c.byCQ[cq] = set
+	}
+	set[key] = struct{}{}
+	if q, ok := c.ClusterQueue(cq); ok {
+		for fr, v := range usage {
+			addUsage(q, fr, v)
+		}
+	}
+}
+
+// Release removes the workload's charge, if any.
+func (c *Cache) Release(key types.NamespacedName) {
+	ch, ok := c.charges[key]
+	if !ok {
+		return
+	}
+	delete(c.charges, key)
+	if set := c.byCQ[ch.cq]; set != nil {
+		delete(set, key)
+		if len(set) == 0 {
+			delete(c.byCQ, ch.cq)
+		}
+	}
+	if q, ok := c.ClusterQueue(ch.cq); ok {
+		for fr, v := range ch.usage {
+			removeUsage(q, fr, v)
+		}
+	}
+}
+
+// Charged returns the queue and usage charged for a workload.
+func (c *Cache) Charged(key types.NamespacedName) (string, resources.Amounts, bool) {
+	ch, ok := c.charges[key]
+	return ch.cq, ch.usage, ok
+}
+
+// ChargedTo returns the number of workloads charged to the queue.
+func (c *Cache) ChargedTo(cq string) int { return len(c.byCQ[cq]) }

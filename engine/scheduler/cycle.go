@@ -1,0 +1,209 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/decision"
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/workload"
+)
+
+// Cycle runs one scheduling cycle at time now and returns, in a deterministic
+// order: evictions that stop policies and deactivation ask for; then pending
+// decisions for workloads that reach no ClusterQueue; then, ClusterQueue tree by
+// tree, admissions and pending decisions in the order they were made.
+//
+// Admissions are assumed at once (their usage is charged), so later decisions in
+// the same cycle see them and the next cycle does not admit them again; call
+// Forget when the API write fails. Every pending workload that was looked at and
+// not admitted gets a Pending decision, every cycle; drivers dedupe by reason.
+//
+// now is not used by the rules implemented so far; it is the time that backoff
+// and admission fair sharing will need.
+func (s *Scheduler) Cycle(now time.Time) []Decision {
+	_ = now
+	var out []Decision
+	out = s.evictions(out)
+	out = s.unroutable(out)
+	trees := s.treesToSchedule(&out)
+	for _, t := range trees {
+		out = s.scheduleTree(t, out)
+	}
+	return out
+}
+
+// evictions asks to evict admitted workloads of HoldAndDrain queues and admitted
+// workloads that were deactivated. They keep their quota until EvictWorkload.
+func (s *Scheduler) evictions(out []Decision) []Decision {
+	seen := map[types.NamespacedName]bool{}
+	emit := func(r *record, reason, msg string) {
+		if seen[r.info.Key] {
+			return
+		}
+		seen[r.info.Key] = true
+		out = append(out, Evict{Workload: r.info.Key, ClusterQueue: r.admission.ClusterQueue, Reason: reason, Message: msg})
+	}
+	for _, name := range sortedKeys(s.admittedByCQ) {
+		q, ok := s.cache.ClusterQueue(name)
+		if !ok || q.StopPolicy != kueue.HoldAndDrain {
+			continue
+		}
+		for _, r := range sortedRecords(s.admittedByCQ[name]) {
+			emit(r, EvictReasonClusterQueueStopped, fmt.Sprintf("ClusterQueue %s has stopPolicy HoldAndDrain", name))
+		}
+	}
+	for _, key := range sortedLQKeys(s.admittedByLQ) {
+		lq, ok := s.localQueues[key]
+		if !ok || lq.stop != kueue.HoldAndDrain {
+			continue
+		}
+		for _, r := range sortedRecords(s.admittedByLQ[key]) {
+			emit(r, EvictReasonLocalQueueStopped, fmt.Sprintf("LocalQueue %s has stopPolicy HoldAndDrain", key))
+		}
+	}
+	for _, r := range sortedRecords(s.deactivated) {
+		emit(r, EvictReasonDeactivated, "the workload has spec.active=false")
+	}
+	return out
+}
+
+// unroutable returns pending decisions for workloads whose LocalQueue does not
+// exist, or whose LocalQueue points to a missing ClusterQueue.
+func (s *Scheduler) unroutable(out []Decision) []Decision {
+	for _, key := range sortedLQKeys(s.pendingByLQ) {
+		lq, ok := s.localQueues[key]
+		if ok {
+			if _, exists := s.cache.ClusterQueue(lq.cq); exists {
+				continue
+			}
+		}
+		for _, r := range sortedRecords(s.pendingByLQ[key]) {
+			if !ok {
+				out = append(out, Pending{Workload: r.info.Key, Reason: ReasonLocalQueueNotFound,
+					Message: fmt.Sprintf("LocalQueue %s does not exist; create it or fix spec.queueName", key)})
+			} else {
+				out = append(out, Pending{Workload: r.info.Key, ClusterQueue: lq.cq, Reason: ReasonClusterQueueNotFound,
+					Message: fmt.Sprintf("ClusterQueue %s, named by LocalQueue %s, does not exist", lq.cq, key)})
+			}
+		}
+	}
+	return out
+}
+
+// tree is a set of ClusterQueues that share quota: those under one root cohort,
+// or a single queue without a cohort.
+type tree struct {
+	key    string
+	queues []*quota.ClusterQueue
+}
+
+// treesToSchedule prepares every queue's list, settles the queues that cannot
+// admit (inactive or stopped) and groups the others by tree.
+func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
+	byKey := map[string]*tree{}
+	var trees []*tree
+	for _, name := range s.cache.ClusterQueueNames() {
+		q, _ := s.cache.ClusterQueue(name)
+		l, ok := s.lists[name]
+		if !ok {
+			continue
+		}
+		l.prepare()
+		if len(l.sorted) == 0 {
+			continue
+		}
+		if st := s.cache.Status(q); !st.Active {
+			reason := ReasonClusterQueueInactive
+			if st.Reason == kueue.ClusterQueueActiveReasonStopped {
+				reason = ReasonStopped
+			}
+			for _, e := range l.sorted {
+				if d, ok := s.filter(q, e.r); ok {
+					*out = append(*out, d)
+				} else {
+					*out = append(*out, Pending{Workload: e.r.info.Key, ClusterQueue: name, Reason: reason, Message: st.Message})
+				}
+			}
+			continue
+		}
+		key := "queue/" + name
+		if c := q.CohortName(); c != "" {
+			co, _ := s.cache.Cohort(c)
+			key = "cohort/" + rootName(co)
+		}
+		t, ok := byKey[key]
+		if !ok {
+			t = &tree{key: key}
+			byKey[key] = t
+			trees = append(trees, t)
+		}
+		t.queues = append(t.queues, q)
+	}
+	sort.Slice(trees, func(i, j int) bool { return trees[i].key < trees[j].key })
+	return trees
+}
+
+func rootName(c *quota.Cohort) string {
+	if root, ok := c.RootName(); ok {
+		return root
+	}
+	return c.Name()
+}
+
+// filter returns a pending decision for a workload that must not be considered
+// for admission in q whatever the quota: inactive, its LocalQueue stopped, or its
+// namespace not selected.
+func (s *Scheduler) filter(q *quota.ClusterQueue, r *record) (Decision, bool) {
+	if !r.info.Active {
+		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonInactive,
+			Message: "the workload has spec.active=false; set it to true to queue it"}, true
+	}
+	if lq := s.localQueues[r.lq]; lq != nil && lq.stopped() {
+		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonStopped,
+			Message: fmt.Sprintf("LocalQueue %s is stopped (stopPolicy %s)", r.lq, lq.stop)}, true
+	}
+	if !s.namespaceSelected(q, r.info.Key.Namespace) {
+		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonNamespaceNotSelected,
+			Message: fmt.Sprintf("the namespaceSelector of ClusterQueue %s does not select namespace %s", q.Name(), r.info.Key.Namespace)}, true
+	}
+	return nil, false
+}
+
+func (s *Scheduler) namespaceSelected(q *quota.ClusterQueue, ns string) bool {
+	if q.NamespaceSelector == nil {
+		return false
+	}
+	return q.NamespaceSelector.Matches(s.namespaces[ns])
+}
+
+// admit charges the assignment and returns the decision.
+func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.Result) Decision {
+	s.detach(r)
+	r.admission = &workload.Admission{ClusterQueue: q.Name(), PodSets: res.PodSets, Usage: res.Usage}
+	r.borrowing = res.Borrowing
+	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
+	s.attachAdmitted(r, StateAssumed)
+	return Admit{Workload: r.info.Key, ClusterQueue: q.Name(), PodSets: clonePodSets(res.PodSets), Borrowing: res.Borrowing}
+}
+
+// clonePodSets gives the driver its own copy, so that nothing it does to a
+// decision can change the cache.
+func clonePodSets(in []decision.PodSetAssignment) []decision.PodSetAssignment {
+	out := make([]decision.PodSetAssignment, len(in))
+	for i, p := range in {
+		out[i] = p
+		out[i].Usage = p.Usage.Clone()
+		out[i].Flavors = make(map[corev1.ResourceName]string, len(p.Flavors))
+		for k, v := range p.Flavors {
+			out[i].Flavors[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/workload"
+)
+
+// DryRunResult answers "what if this workload were submitted now".
+type DryRunResult struct {
+	// Fits is true when the workload would be admitted if it were first in line.
+	Fits         bool
+	ClusterQueue string
+	// PodSets and Borrowing describe the admission when Fits.
+	PodSets   []PodSetAssignment
+	Borrowing bool
+	// Reason and Message say why not, when not Fits.
+	Reason  string
+	Message string
+	// Flavors holds, per pod set and resource group, how each flavor fared:
+	// fits, fits by borrowing, needs preemption or never fits, with amounts.
+	Flavors []flavorassigner.GroupOutcome
+	// Ahead counts pending workloads of the ClusterQueue ordered before it.
+	Ahead int
+}
+
+// DryRun evaluates the workload against the current state without changing it.
+// It ignores the workload's status (an admitted workload is evaluated as if it
+// were new) and does not take the queue's other pending workloads into account
+// except to count those ahead of it.
+func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
+	info, err := workload.FromAPI(wl)
+	if err != nil {
+		return DryRunResult{Reason: ReasonInvalid, Message: err.Error()}
+	}
+	if !info.Active {
+		return DryRunResult{Reason: ReasonInactive, Message: "the workload has spec.active=false"}
+	}
+	lqKey := types.NamespacedName{Namespace: info.Key.Namespace, Name: info.QueueName}
+	lq, ok := s.localQueues[lqKey]
+	if !ok {
+		return DryRunResult{Reason: ReasonLocalQueueNotFound, Message: fmt.Sprintf("LocalQueue %s does not exist", lqKey)}
+	}
+	q, ok := s.cache.ClusterQueue(lq.cq)
+	if !ok {
+		return DryRunResult{ClusterQueue: lq.cq, Reason: ReasonClusterQueueNotFound, Message: fmt.Sprintf("ClusterQueue %s does not exist", lq.cq)}
+	}
+	res := DryRunResult{ClusterQueue: q.Name()}
+	if st := s.cache.Status(q); !st.Active {
+		res.Reason, res.Message = ReasonClusterQueueInactive, st.Message
+		if st.Reason == kueue.ClusterQueueActiveReasonStopped {
+			res.Reason = ReasonStopped
+		}
+		return res
+	}
+	probe := &record{info: info, lq: lqKey, priority: info.ResolvePriority(s.lookupPriority)}
+	if d, filtered := s.filter(q, probe); filtered {
+		p := d.(Pending)
+		res.Reason, res.Message = p.Reason, p.Message
+		return res
+	}
+	for key := range s.lqsByCQ[q.Name()] {
+		for _, r := range s.pendingByLQ[key] {
+			if r.info.Key != info.Key && compareQueueOrder(r, probe) < 0 {
+				res.Ahead++
+			}
+		}
+	}
+	a := flavorassigner.Assign(s.cache, q, info.PodSets, flavorassigner.Options{Explain: true})
+	res.Fits, res.Borrowing, res.Flavors = a.Fits, a.Borrowing, a.Groups
+	res.Reason, res.Message = a.Reason, a.Message
+	if a.Fits {
+		res.PodSets = clonePodSets(a.PodSets)
+	}
+	return res
+}

@@ -1,0 +1,163 @@
+package scheduler
+
+import (
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+// UpsertResourceFlavor adds or updates a flavor; queues that were inactive for
+// lack of it become active.
+func (s *Scheduler) UpsertResourceFlavor(rf *kueue.ResourceFlavor) { s.cache.UpsertResourceFlavor(rf) }
+
+// DeleteResourceFlavor removes a flavor; queues that use it become inactive.
+func (s *Scheduler) DeleteResourceFlavor(name string) { s.cache.DeleteResourceFlavor(name) }
+
+// UpsertClusterQueue adds or updates a ClusterQueue. The error, for a quantity
+// that cannot be converted, names the field path; the previous state is kept.
+func (s *Scheduler) UpsertClusterQueue(cq *kueue.ClusterQueue) error {
+	return s.cache.UpsertClusterQueue(cq)
+}
+
+// DeleteClusterQueue removes a ClusterQueue. Its pending workloads wait with
+// ClusterQueueNotFound; admitted ones keep their charge in case it returns.
+func (s *Scheduler) DeleteClusterQueue(name string) { s.cache.DeleteClusterQueue(name) }
+
+// UpsertCohort adds or updates a Cohort.
+func (s *Scheduler) UpsertCohort(c *kueue.Cohort) error { return s.cache.UpsertCohort(c) }
+
+// DeleteCohort removes a Cohort object; it stays implicit while referenced.
+func (s *Scheduler) DeleteCohort(name string) { s.cache.DeleteCohort(name) }
+
+// UpsertNamespace records a namespace's labels for namespaceSelectors. A
+// namespace never upserted has no labels.
+func (s *Scheduler) UpsertNamespace(name string, lbls map[string]string) {
+	s.namespaces[name] = labels.Set(copyLabels(lbls))
+}
+
+// DeleteNamespace forgets a namespace's labels.
+func (s *Scheduler) DeleteNamespace(name string) { delete(s.namespaces, name) }
+
+// UpsertLocalQueue adds or updates a LocalQueue. Pending workloads that name it
+// join its ClusterQueue's queue.
+func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
+	key := types.NamespacedName{Namespace: lq.Namespace, Name: lq.Name}
+	stop := kueue.None
+	if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != "" {
+		stop = *lq.Spec.StopPolicy
+	}
+	cq := string(lq.Spec.ClusterQueue)
+	if old, ok := s.localQueues[key]; ok {
+		old.stop = stop
+		if old.cq == cq {
+			return
+		}
+		s.unindexLQ(old)
+		old.cq = cq
+		s.indexLQ(old)
+	} else {
+		nl := &localQueue{key: key, cq: cq, stop: stop}
+		s.localQueues[key] = nl
+		s.indexLQ(nl)
+	}
+	for _, r := range s.pendingByLQ[key] {
+		s.list(cq).add(s, r)
+	}
+}
+
+// DeleteLocalQueue removes a LocalQueue; its pending workloads wait with
+// LocalQueueNotFound.
+func (s *Scheduler) DeleteLocalQueue(namespace, name string) {
+	key := types.NamespacedName{Namespace: namespace, Name: name}
+	lq, ok := s.localQueues[key]
+	if !ok {
+		return
+	}
+	s.unindexLQ(lq)
+	delete(s.localQueues, key)
+	for _, r := range s.pendingByLQ[key] {
+		s.gen++
+		r.gen = s.gen // its entry in the ClusterQueue's list is now stale
+	}
+}
+
+func (s *Scheduler) indexLQ(lq *localQueue) {
+	m, ok := s.lqsByCQ[lq.cq]
+	if !ok {
+		m = map[types.NamespacedName]*localQueue{}
+		s.lqsByCQ[lq.cq] = m
+	}
+	m[lq.key] = lq
+}
+
+func (s *Scheduler) unindexLQ(lq *localQueue) {
+	if m := s.lqsByCQ[lq.cq]; m != nil {
+		delete(m, lq.key)
+		if len(m) == 0 {
+			delete(s.lqsByCQ, lq.cq)
+		}
+	}
+}
+
+// UpsertWorkloadPriorityClass records a WorkloadPriorityClass value, used for
+// workloads whose spec.priority is unset but whose priorityClassRef names it.
+func (s *Scheduler) UpsertWorkloadPriorityClass(name string, value int32) {
+	s.wpc[name] = value
+	s.repriorize()
+}
+
+// DeleteWorkloadPriorityClass forgets a WorkloadPriorityClass.
+func (s *Scheduler) DeleteWorkloadPriorityClass(name string) {
+	delete(s.wpc, name)
+	s.repriorize()
+}
+
+// UpsertPriorityClass records a scheduling.k8s.io PriorityClass value.
+func (s *Scheduler) UpsertPriorityClass(name string, value int32) {
+	s.pc[name] = value
+	s.repriorize()
+}
+
+// DeletePriorityClass forgets a scheduling.k8s.io PriorityClass.
+func (s *Scheduler) DeletePriorityClass(name string) {
+	delete(s.pc, name)
+	s.repriorize()
+}
+
+func (s *Scheduler) lookupPriority(ref kueue.PriorityClassRef) (int32, bool) {
+	if ref.Group == kueue.PodPriorityClassGroup || ref.Kind == kueue.PodPriorityClassKind {
+		v, ok := s.pc[ref.Name]
+		return v, ok
+	}
+	v, ok := s.wpc[ref.Name]
+	return v, ok
+}
+
+// repriorize re-resolves the priority of workloads that take it from a class.
+// Class changes are rare, so a scan is acceptable; only changed workloads move.
+func (s *Scheduler) repriorize() {
+	for _, r := range s.workloads {
+		if r.info.Priority != nil || r.info.PriorityClass == nil {
+			continue
+		}
+		p := r.info.ResolvePriority(s.lookupPriority)
+		if p == r.priority {
+			continue
+		}
+		r.priority = p
+		if r.state == StatePending {
+			if lq, ok := s.localQueues[r.lq]; ok {
+				s.list(lq.cq).add(s, r)
+			}
+		}
+	}
+}
+
+func copyLabels(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package scheduler
+
+import (
+	"slices"
+	"strings"
+)
+
+// pendingList keeps one ClusterQueue's pending workloads in queue order. New
+// entries go to added and are merged in at the next cycle (sort the few new ones,
+// merge linearly), so that bulk loading costs one sort, and a cycle never re-sorts
+// a deep queue. Entries whose record moved on (admitted, re-queued, its
+// LocalQueue gone) are recognised by their gen and dropped while merging.
+type pendingList struct {
+	sorted []entry
+	added  []entry
+}
+
+type entry struct {
+	r   *record
+	gen uint64
+}
+
+func (e entry) valid() bool { return e.r.gen == e.gen && e.r.state == StatePending }
+
+func (s *Scheduler) list(cq string) *pendingList {
+	l, ok := s.lists[cq]
+	if !ok {
+		l = &pendingList{}
+		s.lists[cq] = l
+	}
+	return l
+}
+
+// add queues r, invalidating any earlier entry of it.
+func (l *pendingList) add(s *Scheduler, r *record) {
+	s.gen++
+	r.gen = s.gen
+	l.added = append(l.added, entry{r: r, gen: r.gen})
+}
+
+// prepare merges added entries in and drops stale ones.
+func (l *pendingList) prepare() {
+	if len(l.added) == 0 {
+		l.compact()
+		return
+	}
+	slices.SortFunc(l.added, func(a, b entry) int { return compareQueueOrder(a.r, b.r) })
+	out := make([]entry, 0, len(l.sorted)+len(l.added))
+	i, j := 0, 0
+	for i < len(l.sorted) || j < len(l.added) {
+		var e entry
+		if j >= len(l.added) || (i < len(l.sorted) && compareQueueOrder(l.sorted[i].r, l.added[j].r) <= 0) {
+			e = l.sorted[i]
+			i++
+		} else {
+			e = l.added[j]
+			j++
+		}
+		if e.valid() {
+			out = append(out, e)
+		}
+	}
+	l.sorted = out
+	l.added = l.added[:0]
+}
+
+func (l *pendingList) compact() {
+	n := 0
+	for _, e := range l.sorted {
+		if e.valid() {
+			l.sorted[n] = e
+			n++
+		}
+	}
+	clear(l.sorted[n:])
+	l.sorted = l.sorted[:n]
+}
+
+// compareQueueOrder is the order within a ClusterQueue: higher priority first,
+// then older creation time, then UID, then namespace/name so that the order is
+// total and every run is reproducible.
+func compareQueueOrder(a, b *record) int {
+	if a.priority != b.priority {
+		if a.priority > b.priority {
+			return -1
+		}
+		return 1
+	}
+	if c := a.info.Created.Compare(b.info.Created); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.info.UID), string(b.info.UID)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.info.Key.Namespace, b.info.Key.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.info.Key.Name, b.info.Key.Name)
+}

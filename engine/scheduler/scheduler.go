@@ -1,0 +1,105 @@
+package scheduler
+
+import (
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/workload"
+)
+
+// Options are the engine's feature gates and policies, resolved once by the
+// driver; nothing in the hot path reads a global gate.
+type Options struct {
+	// DynamicQuotaOrchestration: when true and a ClusterQueue or Cohort has
+	// status.effectiveQuotas != nil, its effectiveQuotas.resourceGroups replace
+	// spec.resourceGroups (an empty list is used as is, with no fallback).
+	DynamicQuotaOrchestration bool
+	// FairSharing and AdmissionFairSharing options join here with their issues.
+}
+
+// Scheduler holds the engine's state. It is not safe for concurrent use.
+type Scheduler struct {
+	opts  Options
+	cache *quota.Cache
+
+	namespaces  map[string]labels.Set
+	localQueues map[types.NamespacedName]*localQueue
+	// lqsByCQ indexes LocalQueues by the ClusterQueue they point to.
+	lqsByCQ map[string]map[types.NamespacedName]*localQueue
+	wpc     map[string]int32
+	pc      map[string]int32
+
+	workloads map[types.NamespacedName]*record
+	// pendingByLQ holds pending workloads by LocalQueue key (namespace,
+	// queueName), whether or not that LocalQueue exists.
+	pendingByLQ map[types.NamespacedName]map[types.NamespacedName]*record
+	// admittedByCQ and admittedByLQ index workloads that hold quota (admitted or
+	// assumed); deactivated holds those of them with spec.active=false.
+	admittedByCQ map[string]map[types.NamespacedName]*record
+	admittedByLQ map[types.NamespacedName]map[types.NamespacedName]*record
+	deactivated  map[types.NamespacedName]*record
+	// lists holds the ordered pending workloads per ClusterQueue name.
+	lists map[string]*pendingList
+	gen   uint64
+}
+
+type localQueue struct {
+	key  types.NamespacedName
+	cq   string
+	stop kueue.StopPolicy
+}
+
+func (lq *localQueue) stopped() bool {
+	return lq.stop == kueue.Hold || lq.stop == kueue.HoldAndDrain
+}
+
+// State is where a workload is in its life.
+type State string
+
+const (
+	StatePending State = "Pending"
+	// StateAssumed: admitted by a Cycle, not yet confirmed by an UpsertWorkload
+	// that carries status.admission.
+	StateAssumed  State = "Assumed"
+	StateAdmitted State = "Admitted"
+	StateFinished State = "Finished"
+)
+
+type record struct {
+	info     *workload.Info
+	lq       types.NamespacedName
+	priority int32
+	state    State
+	// gen identifies the record's current entry in a pending list; entries with
+	// another gen are stale.
+	gen       uint64
+	admission *workload.Admission
+	borrowing bool
+}
+
+func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }
+
+// New returns an empty scheduler.
+func New(opts Options) *Scheduler {
+	return &Scheduler{
+		opts:         opts,
+		cache:        quota.New(quota.Options{DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration}),
+		namespaces:   map[string]labels.Set{},
+		localQueues:  map[types.NamespacedName]*localQueue{},
+		lqsByCQ:      map[string]map[types.NamespacedName]*localQueue{},
+		wpc:          map[string]int32{},
+		pc:           map[string]int32{},
+		workloads:    map[types.NamespacedName]*record{},
+		pendingByLQ:  map[types.NamespacedName]map[types.NamespacedName]*record{},
+		admittedByCQ: map[string]map[types.NamespacedName]*record{},
+		admittedByLQ: map[types.NamespacedName]map[types.NamespacedName]*record{},
+		deactivated:  map[types.NamespacedName]*record{},
+		lists:        map[string]*pendingList{},
+	}
+}
+
+// Cache exposes the quota cache read-only for packages built on the scheduler
+// (preemption, fair sharing, views). Do not mutate it.
+func (s *Scheduler) Cache() *quota.Cache { return s.cache }

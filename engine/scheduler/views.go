@@ -1,0 +1,174 @@
+package scheduler
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// QuotaView is the quota in effect for one flavor and resource of a queue.
+type QuotaView struct {
+	Flavor   string
+	Resource corev1.ResourceName
+	Nominal  int64
+	// BorrowingLimit and LendingLimit are resources.Unlimited when unset.
+	BorrowingLimit int64
+	LendingLimit   int64
+}
+
+// UsageView is a queue's usage of one flavor and resource.
+type UsageView struct {
+	Flavor   string
+	Resource corev1.ResourceName
+	// Total is the quota in use, Borrowed the part above nominal quota.
+	Total    int64
+	Borrowed int64
+}
+
+// ClusterQueueView is what status, metrics and the simulator read of a queue.
+type ClusterQueueView struct {
+	Name   string
+	Cohort string
+	// Active, ActiveReason and ActiveMessage are the Active condition; reasons are
+	// kueue's ClusterQueueActiveReason* (Ready, Stopped, FlavorNotFound, CohortCycle).
+	Active        bool
+	ActiveReason  string
+	ActiveMessage string
+	// Quotas lists the cells in resource group, flavor and resource order.
+	Quotas []QuotaView
+	// Usage lists the cells with usage or quota, sorted by flavor and resource.
+	Usage []UsageView
+	// PendingWorkloads counts pending workloads of the LocalQueues pointing here,
+	// whatever keeps them pending; AdmittedWorkloads counts workloads holding
+	// quota here (admitted or assumed).
+	PendingWorkloads  int
+	AdmittedWorkloads int
+}
+
+// ClusterQueueNames returns the names of all ClusterQueues, sorted.
+func (s *Scheduler) ClusterQueueNames() []string { return s.cache.ClusterQueueNames() }
+
+// ClusterQueueSnapshot returns a copy of a queue's state.
+func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
+	q, ok := s.cache.ClusterQueue(name)
+	if !ok {
+		return ClusterQueueView{}, false
+	}
+	st := s.cache.Status(q)
+	v := ClusterQueueView{Name: name, Cohort: q.CohortName(), Active: st.Active, ActiveReason: st.Reason, ActiveMessage: st.Message,
+		AdmittedWorkloads: len(s.admittedByCQ[name])}
+	cells := resources.Amounts{}
+	for _, g := range q.Groups {
+		for _, f := range g.Flavors {
+			for _, r := range g.Covered {
+				fr := resources.FlavorResource{Flavor: f, Resource: r}
+				qq, _ := q.Quota(fr)
+				v.Quotas = append(v.Quotas, QuotaView{Flavor: f, Resource: r, Nominal: qq.Nominal, BorrowingLimit: qq.BorrowingLimit, LendingLimit: qq.LendingLimit})
+				cells[fr] = 0
+			}
+		}
+	}
+	cells.Add(q.UsageAll())
+	for _, fr := range cells.Keys() {
+		v.Usage = append(v.Usage, UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: q.Usage(fr), Borrowed: q.Borrowed(fr)})
+	}
+	for key := range s.lqsByCQ[name] {
+		v.PendingWorkloads += len(s.pendingByLQ[key])
+	}
+	return v, true
+}
+
+// CohortView is a cohort's place in the tree and its aggregates.
+type CohortView struct {
+	Name     string
+	Parent   string
+	Explicit bool
+	InCycle  bool
+	// SubtreeQuota is the quota the subtree offers (own nominal plus what the
+	// children lend); Usage the children's usage above their guaranteed shares.
+	SubtreeQuota resources.Amounts
+	Usage        resources.Amounts
+}
+
+// CohortNames returns all cohorts, explicit and implicit, sorted.
+func (s *Scheduler) CohortNames() []string { return s.cache.CohortNames() }
+
+// CohortSnapshot returns a copy of a cohort's state.
+func (s *Scheduler) CohortSnapshot(name string) (CohortView, bool) {
+	c, ok := s.cache.Cohort(name)
+	if !ok {
+		return CohortView{}, false
+	}
+	return CohortView{Name: name, Parent: c.ParentName(), Explicit: c.Explicit(), InCycle: c.InCycle(),
+		SubtreeQuota: c.SubtreeQuota(), Usage: c.Usage()}, true
+}
+
+// LocalQueueView is a LocalQueue's counts and usage.
+type LocalQueueView struct {
+	Namespace, Name   string
+	ClusterQueue      string
+	StopPolicy        kueue.StopPolicy
+	PendingWorkloads  int
+	AdmittedWorkloads int
+	// Usage sums the charges of its workloads holding quota.
+	Usage resources.Amounts
+}
+
+// LocalQueueSnapshot returns a copy of a LocalQueue's state.
+func (s *Scheduler) LocalQueueSnapshot(namespace, name string) (LocalQueueView, bool) {
+	key := types.NamespacedName{Namespace: namespace, Name: name}
+	lq, ok := s.localQueues[key]
+	if !ok {
+		return LocalQueueView{}, false
+	}
+	v := LocalQueueView{Namespace: namespace, Name: name, ClusterQueue: lq.cq, StopPolicy: lq.stop,
+		PendingWorkloads: len(s.pendingByLQ[key]), AdmittedWorkloads: len(s.admittedByLQ[key]), Usage: resources.Amounts{}}
+	for _, r := range s.admittedByLQ[key] {
+		v.Usage.Add(r.admission.Usage)
+	}
+	return v, true
+}
+
+// LocalQueueKeys returns the keys of all LocalQueues, sorted.
+func (s *Scheduler) LocalQueueKeys() []types.NamespacedName {
+	keys := make([]types.NamespacedName, 0, len(s.localQueues))
+	for k := range s.localQueues {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	return keys
+}
+
+// WorkloadView is the engine's view of one workload.
+type WorkloadView struct {
+	Key   types.NamespacedName
+	State State
+	// LocalQueue is spec.queueName; ClusterQueue is where it holds quota, or
+	// where its LocalQueue points while pending ("" when unknown).
+	LocalQueue   string
+	ClusterQueue string
+	Priority     int32
+	// PodSets and Borrowing describe the admission while it holds quota.
+	PodSets   []PodSetAssignment
+	Borrowing bool
+}
+
+// WorkloadState returns a workload's state, or false if unknown.
+func (s *Scheduler) WorkloadState(key types.NamespacedName) (WorkloadView, bool) {
+	r, ok := s.workloads[key]
+	if !ok {
+		return WorkloadView{}, false
+	}
+	v := WorkloadView{Key: key, State: r.state, LocalQueue: r.lq.Name, Priority: r.priority, Borrowing: r.borrowing}
+	if r.holdsQuota() {
+		v.ClusterQueue = r.admission.ClusterQueue
+		v.PodSets = clonePodSets(r.admission.PodSets)
+	} else if lq, ok := s.localQueues[r.lq]; ok {
+		v.ClusterQueue = lq.cq
+	}
+	return v, true
+}

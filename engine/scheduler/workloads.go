@@ -1,0 +1,172 @@
+package scheduler
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/workload"
+)
+
+// UpsertWorkload adds or updates a workload:
+//   - with a Finished=True condition it holds no quota and leaves the queue;
+//   - with status.admission it is admitted: its usage is charged to
+//     admission.clusterQueue with the flavors given there;
+//   - otherwise it is pending in the LocalQueue spec.queueName of its namespace.
+//
+// An assumed admission (made by Cycle) survives an update without
+// status.admission, since that is the informer lagging behind the driver's write;
+// Forget undoes it. A workload finished with the same UID stays finished. The
+// error, for a quantity that cannot be converted, names the field; the previous
+// state is kept.
+func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
+	info, err := workload.FromAPI(wl)
+	if err != nil {
+		return err
+	}
+	r, ok := s.workloads[info.Key]
+	if ok && r.info.UID != info.UID {
+		s.remove(r)
+		ok = false
+	}
+	if !ok {
+		r = &record{}
+		s.workloads[info.Key] = r
+	} else if r.state == StateFinished {
+		r.info = info
+		return nil
+	}
+	prev := r.state
+	s.detach(r)
+	r.info = info
+	r.lq = types.NamespacedName{Namespace: info.Key.Namespace, Name: info.QueueName}
+	r.priority = info.ResolvePriority(s.lookupPriority)
+	switch {
+	case info.Finished:
+		s.cache.Release(info.Key)
+		r.state, r.admission = StateFinished, nil
+	case info.Admission != nil:
+		r.admission = info.Admission
+		s.cache.Charge(info.Key, info.Admission.ClusterQueue, info.Admission.Usage)
+		s.attachAdmitted(r, StateAdmitted)
+	case prev == StateAssumed:
+		s.attachAdmitted(r, StateAssumed)
+	default:
+		s.cache.Release(info.Key)
+		r.admission = nil
+		s.enqueue(r)
+	}
+	return nil
+}
+
+// DeleteWorkload forgets a workload and releases its quota at once.
+func (s *Scheduler) DeleteWorkload(key types.NamespacedName) {
+	if r, ok := s.workloads[key]; ok {
+		s.remove(r)
+	}
+}
+
+// FinishWorkload releases the workload's quota at once; it leaves the queue.
+func (s *Scheduler) FinishWorkload(key types.NamespacedName) {
+	r, ok := s.workloads[key]
+	if !ok || r.state == StateFinished {
+		return
+	}
+	s.detach(r)
+	s.cache.Release(key)
+	r.state, r.admission = StateFinished, nil
+}
+
+// EvictWorkload is the driver confirming an eviction: the quota is released and
+// the workload is pending again, keeping its creation time and priority.
+func (s *Scheduler) EvictWorkload(key types.NamespacedName) {
+	r, ok := s.workloads[key]
+	if !ok || !r.holdsQuota() {
+		return
+	}
+	s.requeue(r)
+}
+
+// Forget undoes an assumed admission, for when the driver's API write failed:
+// the quota is released and the workload is pending again. Confirmed admissions
+// are not affected.
+func (s *Scheduler) Forget(key types.NamespacedName) {
+	r, ok := s.workloads[key]
+	if !ok || r.state != StateAssumed {
+		return
+	}
+	s.requeue(r)
+}
+
+func (s *Scheduler) requeue(r *record) {
+	s.detach(r)
+	s.cache.Release(r.info.Key)
+	r.admission = nil
+	r.borrowing = false
+	s.enqueue(r)
+}
+
+func (s *Scheduler) remove(r *record) {
+	s.detach(r)
+	s.cache.Release(r.info.Key)
+	delete(s.workloads, r.info.Key)
+	r.state = StateFinished
+}
+
+// enqueue makes r pending in its LocalQueue and, if that exists, in its
+// ClusterQueue's list.
+func (s *Scheduler) enqueue(r *record) {
+	r.state = StatePending
+	m, ok := s.pendingByLQ[r.lq]
+	if !ok {
+		m = map[types.NamespacedName]*record{}
+		s.pendingByLQ[r.lq] = m
+	}
+	m[r.info.Key] = r
+	if lq, ok := s.localQueues[r.lq]; ok {
+		s.list(lq.cq).add(s, r)
+	}
+}
+
+// attachAdmitted indexes r as holding quota in its admission's ClusterQueue.
+func (s *Scheduler) attachAdmitted(r *record, st State) {
+	r.state = st
+	cq := r.admission.ClusterQueue
+	addIndex(s.admittedByCQ, cq, r)
+	addIndex(s.admittedByLQ, r.lq, r)
+	if !r.info.Active {
+		s.deactivated[r.info.Key] = r
+	}
+}
+
+// detach removes r from every index; its charge in the cache is untouched.
+func (s *Scheduler) detach(r *record) {
+	key := r.info.Key
+	switch r.state {
+	case StatePending:
+		delIndex(s.pendingByLQ, r.lq, key)
+		s.gen++
+		r.gen = s.gen
+	case StateAdmitted, StateAssumed:
+		delIndex(s.admittedByCQ, r.admission.ClusterQueue, key)
+		delIndex(s.admittedByLQ, r.lq, key)
+		delete(s.deactivated, key)
+	}
+}
+
+func addIndex[K comparable](m map[K]map[types.NamespacedName]*record, k K, r *record) {
+	set, ok := m[k]
+	if !ok {
+		set = map[types.NamespacedName]*record{}
+		m[k] = set
+	}
+	set[r.info.Key] = r
+}
+
+func delIndex[K comparable](m map[K]map[types.NamespacedName]*record, k K, key types.NamespacedName) {
+	if set, ok := m[k]; ok {
+		delete(set, key)
+		if len(set) == 0 {
+			delete(m, k)
+		}
+	}
+}

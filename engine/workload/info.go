@@ -1,0 +1,196 @@
+package workload
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/decision"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// PodSet is one pod set with its requests and placement constraints, copied out
+// of the object so that the caller may reuse it.
+type PodSet struct {
+	Name  string
+	Count int32
+	// PerPod and Total (Count × PerPod) are canonical; zero cells are absent.
+	PerPod resources.Requests
+	Total  resources.Requests
+	// NodeSelector, RequiredAffinity and Tolerations decide which flavors fit.
+	NodeSelector     map[string]string
+	RequiredAffinity *corev1.NodeSelector
+	Tolerations      []corev1.Toleration
+}
+
+// Admission is the quota a workload holds.
+type Admission struct {
+	ClusterQueue string
+	PodSets      []decision.PodSetAssignment
+	// Usage is the charge per flavor and resource.
+	Usage resources.Amounts
+}
+
+// Info is the engine's view of a Workload.
+type Info struct {
+	Key       types.NamespacedName
+	UID       types.UID
+	Created   time.Time
+	QueueName string
+	// Priority is spec.priority when set.
+	Priority      *int32
+	PriorityClass *kueue.PriorityClassRef
+	Active        bool
+	Finished      bool
+	PodSets       []PodSet
+	// Admission is set when status.admission is.
+	Admission *Admission
+}
+
+// FromAPI converts a Workload. Errors name the field path of the quantity that
+// cannot be converted.
+func FromAPI(wl *kueue.Workload) (*Info, error) {
+	info := &Info{
+		Key:       types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name},
+		UID:       wl.UID,
+		Created:   wl.CreationTimestamp.Time,
+		QueueName: string(wl.Spec.QueueName),
+		Active:    wl.Spec.Active == nil || *wl.Spec.Active,
+		Finished:  meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished),
+	}
+	if wl.Spec.Priority != nil {
+		p := *wl.Spec.Priority
+		info.Priority = &p
+	}
+	if ref := wl.Spec.PriorityClassRef; ref != nil {
+		r := *ref
+		info.PriorityClass = &r
+	}
+	base := field.NewPath("spec", "podSets")
+	for i := range wl.Spec.PodSets {
+		ps := &wl.Spec.PodSets[i]
+		perPod, err := PodRequests(base.Index(i).Child("template", "spec"), &ps.Template.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("workload %s: %w", info.Key, err)
+		}
+		name := string(ps.Name)
+		if name == "" {
+			name = string(kueue.DefaultPodSetName)
+		}
+		info.PodSets = append(info.PodSets, PodSet{
+			Name:             name,
+			Count:            ps.Count,
+			PerPod:           perPod,
+			Total:            scale(perPod, ps.Count),
+			NodeSelector:     copyMap(ps.Template.Spec.NodeSelector),
+			RequiredAffinity: requiredAffinity(&ps.Template.Spec),
+			Tolerations:      append([]corev1.Toleration(nil), ps.Template.Spec.Tolerations...),
+		})
+	}
+	if adm := wl.Status.Admission; adm != nil {
+		a, err := admissionFromAPI(info, adm)
+		if err != nil {
+			return nil, fmt.Errorf("workload %s: %w", info.Key, err)
+		}
+		info.Admission = a
+	}
+	return info, nil
+}
+
+// Priority orders workloads: higher first. ResolvePriority applies the fallback
+// to priority classes.
+func (i *Info) ResolvePriority(lookup func(ref kueue.PriorityClassRef) (int32, bool)) int32 {
+	if i.Priority != nil {
+		return *i.Priority
+	}
+	if i.PriorityClass != nil && lookup != nil {
+		if v, ok := lookup(*i.PriorityClass); ok {
+			return v
+		}
+	}
+	return 0
+}
+
+func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {
+	out := &Admission{ClusterQueue: string(adm.ClusterQueue), Usage: resources.Amounts{}}
+	base := field.NewPath("status", "admission", "podSetAssignments")
+	for i, psa := range adm.PodSetAssignments {
+		a := decision.PodSetAssignment{Name: string(psa.Name), Flavors: map[corev1.ResourceName]string{}}
+		for r, f := range psa.Flavors {
+			a.Flavors[r] = string(f)
+		}
+		ps := info.podSet(a.Name)
+		switch {
+		case len(psa.ResourceUsage) > 0:
+			u, err := toRequests(base.Index(i).Child("resourceUsage"), psa.ResourceUsage)
+			if err != nil {
+				return nil, err
+			}
+			a.Usage = u
+		case ps != nil:
+			count := ps.Count
+			if psa.Count != nil {
+				count = *psa.Count
+			}
+			a.Usage = scale(ps.PerPod, count)
+		default:
+			a.Usage = resources.Requests{}
+		}
+		if psa.Count != nil {
+			a.Count = *psa.Count
+		} else if ps != nil {
+			a.Count = ps.Count
+		}
+		for r, v := range a.Usage {
+			if f, ok := a.Flavors[r]; ok && v != 0 {
+				fr := resources.FlavorResource{Flavor: f, Resource: r}
+				out.Usage[fr] = resources.Add(out.Usage[fr], v)
+			}
+		}
+		out.PodSets = append(out.PodSets, a)
+	}
+	return out, nil
+}
+
+func (i *Info) podSet(name string) *PodSet {
+	for k := range i.PodSets {
+		if i.PodSets[k].Name == name {
+			return &i.PodSets[k]
+		}
+	}
+	return nil
+}
+
+func scale(perPod resources.Requests, count int32) resources.Requests {
+	out := make(resources.Requests, len(perPod))
+	for r, v := range perPod {
+		if t := resources.Mul(v, int64(count)); t != 0 {
+			out[r] = t
+		}
+	}
+	return out
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func requiredAffinity(spec *corev1.PodSpec) *corev1.NodeSelector {
+	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil ||
+		spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	return spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.DeepCopy()
+}
