@@ -148,7 +148,9 @@ func (w *providerWrapper) Generation(g int64) *providerWrapper {
 }
 func (w *providerWrapper) Obj() *v1alpha1.CapacityProvider { return &w.CapacityProvider }
 
-type dqoWrapper struct{ v1alpha1.DynamicQuotaOrchestrator }
+type dqoWrapper struct {
+	v1alpha1.DynamicQuotaOrchestrator
+}
 
 func makeDQO(name string) *dqoWrapper {
 	w := &dqoWrapper{}
