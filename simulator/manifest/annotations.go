@@ -1,0 +1,89 @@
+package manifest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The annotations that place an object on the simulated clock. They live in their
+// own domain so that a cluster ignores them: the same file can be applied for real.
+const (
+	AnnotationPrefix = "simulation.quokka.dev/"
+	// AnnotationAt is when the object is applied, as a Go duration from the start
+	// of the simulation ("90s", "2h30m"). Default: 0.
+	AnnotationAt = AnnotationPrefix + "at"
+	// AnnotationRuntime is how long a job runs once admitted. Default: until the
+	// end of the simulation. Only Workloads and Jobs carry it.
+	AnnotationRuntime = AnnotationPrefix + "runtime"
+)
+
+// timing is what the annotations of one object say.
+type timing struct {
+	at         time.Duration
+	runtime    time.Duration
+	hasRuntime bool
+}
+
+// parseTiming reads the simulator's annotations. An annotation in the simulator's
+// domain that it does not know is an error, so that a typo ("runtme") does not turn
+// a two-hour job into one that runs forever.
+func parseTiming(annotations map[string]string, isJob bool) (timing, field.ErrorList) {
+	var t timing
+	var errs field.ErrorList
+	base := field.NewPath("metadata", "annotations")
+	keys := make([]string, 0, len(annotations))
+	for k := range annotations {
+		if strings.HasPrefix(k, AnnotationPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := annotations[k]
+		p := base.Key(k)
+		switch k {
+		case AnnotationAt:
+			d, err := parseDuration(v)
+			if err != nil {
+				errs = append(errs, field.Invalid(p, v, err.Error()))
+				continue
+			}
+			t.at = d
+		case AnnotationRuntime:
+			if !isJob {
+				errs = append(errs, field.Forbidden(p, "only Workloads and Jobs run; this object is applied, not run"))
+				continue
+			}
+			d, err := parseDuration(v)
+			if err != nil {
+				errs = append(errs, field.Invalid(p, v, err.Error()))
+				continue
+			}
+			if d == 0 {
+				errs = append(errs, field.Invalid(p, v, "must be greater than 0; leave the annotation out for a job that runs to the end"))
+				continue
+			}
+			t.runtime, t.hasRuntime = d, true
+		default:
+			errs = append(errs, field.NotSupported(p, k, []string{AnnotationAt, AnnotationRuntime}))
+		}
+	}
+	return t, errs
+}
+
+// parseDuration is time.ParseDuration that refuses negative values and explains
+// the format.
+func parseDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("must be a Go duration such as 90s, 10m or 2h30m (%v)", err)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("must not be negative")
+	}
+	return d, nil
+}

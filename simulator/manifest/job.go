@@ -1,0 +1,151 @@
+package manifest
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+// validateJob checks a batch/v1 Job as far as the simulator reads it: the queue
+// label Kueue's job integration needs, the parallelism, and the pod template's
+// requests.
+func validateJob(job *batchv1.Job) field.ErrorList {
+	errs := validateRequiredName(job.Name, false)
+	labels := field.NewPath("metadata", "labels")
+	errs = append(errs, metav1validation.ValidateLabels(job.Labels, labels)...)
+	queue := job.Labels[kueue.QueueNameLabel]
+	if queue == "" {
+		errs = append(errs, field.Required(labels.Key(kueue.QueueNameLabel),
+			"the simulator runs only Jobs that Kueue manages: set the LocalQueue to submit to"))
+	} else {
+		errs = append(errs, validateDNSSubdomain(queue, labels.Key(kueue.QueueNameLabel))...)
+	}
+	if pc, ok := job.Labels[kueue.PriorityClassLabel]; ok {
+		errs = append(errs, validateDNSSubdomain(pc, labels.Key(kueue.PriorityClassLabel))...)
+	}
+	spec := field.NewPath("spec")
+	if p := job.Spec.Parallelism; p != nil && *p < 0 {
+		errs = append(errs, field.Invalid(spec.Child("parallelism"), *p, "must be greater than or equal to 0"))
+	}
+	if c := job.Spec.Completions; c != nil && *c < 0 {
+		errs = append(errs, field.Invalid(spec.Child("completions"), *c, "must be greater than or equal to 0"))
+	}
+	tmpl := spec.Child("template", "spec")
+	if len(job.Spec.Template.Spec.Containers) == 0 {
+		errs = append(errs, field.Required(tmpl.Child("containers"), ""))
+	}
+	return append(errs, validatePodSpecRequests(job.Spec.Template.Spec, tmpl)...)
+}
+
+// workloadForJob builds the Workload that Kueue's batch/v1 Job integration would
+// create: one pod set "main" of min(parallelism, completions) pods (parallelism
+// defaults to 1) with the Job's pod template, in the Job's namespace and, so that
+// the timeline can name the Job by its own name, with the Job's name. The priority
+// value is resolved from the WorkloadPriorityClass when the Job is submitted, the way
+// Kueue resolves it when it creates the Workload.
+func workloadForJob(job *batchv1.Job) *kueue.Workload {
+	count := int32(1)
+	if job.Spec.Parallelism != nil {
+		count = *job.Spec.Parallelism
+	}
+	if job.Spec.Completions != nil && *job.Spec.Completions < count {
+		count = *job.Spec.Completions
+	}
+	out := &kueue.Workload{}
+	out.APIVersion = kueue.GroupVersion.String()
+	out.Kind = "Workload"
+	out.Name = job.Name
+	out.Namespace = job.Namespace
+	out.UID = job.UID
+	out.Labels = copyMap(job.Labels)
+	out.Annotations = copyMap(job.Annotations)
+	out.Spec.QueueName = kueue.LocalQueueName(job.Labels[kueue.QueueNameLabel])
+	if pc := job.Labels[kueue.PriorityClassLabel]; pc != "" {
+		out.Spec.PriorityClassRef = &kueue.PriorityClassRef{
+			Group: kueue.WorkloadPriorityClassGroup,
+			Kind:  "WorkloadPriorityClass",
+			Name:  pc,
+		}
+	}
+	tmpl := *job.Spec.Template.DeepCopy()
+	out.Spec.PodSets = []kueue.PodSet{{
+		Name:     kueue.DefaultPodSetName,
+		Template: tmpl,
+		Count:    count,
+	}}
+	return out
+}
+
+// defaultRequestsFromLimits sets each container's missing requests to its limits,
+// as the API server does for pods and Kueue does for pod sets before it charges
+// quota: a GPU written only under limits must still be counted.
+func defaultRequestsFromLimits(spec *corev1.PodSpec) {
+	fill := func(c *corev1.Container) {
+		for name, lim := range c.Resources.Limits {
+			if _, ok := c.Resources.Requests[name]; ok {
+				continue
+			}
+			if c.Resources.Requests == nil {
+				c.Resources.Requests = corev1.ResourceList{}
+			}
+			c.Resources.Requests[name] = lim.DeepCopy()
+		}
+	}
+	for i := range spec.InitContainers {
+		fill(&spec.InitContainers[i])
+	}
+	for i := range spec.Containers {
+		fill(&spec.Containers[i])
+	}
+}
+
+// PodRequests returns what one pod of spec requests, the way the scheduler counts
+// it: the sum of the containers, at least the largest init container (a sidecar,
+// an init container with restartPolicy Always, adds to both), plus the overhead.
+func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
+	total := corev1.ResourceList{}
+	add := func(into corev1.ResourceList, from corev1.ResourceList) {
+		for name, q := range from {
+			cur := into[name]
+			cur.Add(q)
+			into[name] = cur
+		}
+	}
+	for _, c := range spec.Containers {
+		add(total, c.Resources.Requests)
+	}
+	sidecars := corev1.ResourceList{}
+	for _, c := range spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			add(total, c.Resources.Requests)
+			add(sidecars, c.Resources.Requests)
+			continue
+		}
+		// A regular init container runs alone, next to the sidecars started
+		// before it.
+		need := corev1.ResourceList{}
+		add(need, sidecars)
+		add(need, c.Resources.Requests)
+		for name, q := range need {
+			if cur, ok := total[name]; !ok || q.Cmp(cur) > 0 {
+				total[name] = q.DeepCopy()
+			}
+		}
+	}
+	add(total, spec.Overhead)
+	return total
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
