@@ -2,6 +2,7 @@ package flavorassigner
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,16 +68,37 @@ func explain(c *quota.Cache, cq *quota.ClusterQueue, g *GroupOutcome, multi bool
 }
 
 func flavorSentence(c *quota.Cache, cq *quota.ClusterQueue, fo *FlavorOutcome) (string, string) {
+	// Report the resource that decides the flavor's mode; among several, one held
+	// back by a borrowing limit, since raising the cohort's capacity alone would
+	// not help it. Name the other short resources too.
 	var ro *ResourceOutcome
+	var others []string
 	for i := range fo.Resources {
-		if fo.Resources[i].Mode == fo.Mode {
-			ro = &fo.Resources[i]
-			break
+		cur := &fo.Resources[i]
+		if cur.Mode != fo.Mode {
+			continue
+		}
+		if ro == nil || (ro.LimitedBy == "" && cur.LimitedBy != "" && fo.Mode == Preempt) {
+			if ro != nil {
+				others = append(others, string(ro.Resource))
+			}
+			ro = cur
+		} else {
+			others = append(others, string(cur.Resource))
 		}
 	}
 	if ro == nil {
 		return "", fmt.Sprintf("flavor %s fits", fo.Flavor)
 	}
+	code, sentence := resourceSentence(c, cq, fo, ro)
+	if len(others) > 0 {
+		sort.Strings(others)
+		sentence += "; also short of " + strings.Join(others, ", ")
+	}
+	return code, sentence
+}
+
+func resourceSentence(c *quota.Cache, cq *quota.ClusterQueue, fo *FlavorOutcome, ro *ResourceOutcome) (string, string) {
 	r := ro.Resource
 	fr := resources.FlavorResource{Flavor: fo.Flavor, Resource: r}
 	q, _ := cq.Quota(fr)

@@ -109,7 +109,7 @@ func (t *Tree[Q, C]) ensureCohort(name string) *Cohort[Q, C] {
 		queues:   map[string]*Queue[Q, C]{},
 	}
 	if t.newCohort != nil {
-		c.Value = t.newCohort(name)
+		c.Value = t.newCohort(c)
 	}
 	t.cohorts[name] = c
 	return c

@@ -10,12 +10,13 @@ import (
 type Tree[Q, C any] struct {
 	cohorts   map[string]*Cohort[Q, C]
 	queues    map[string]*Queue[Q, C]
-	newCohort func(name string) C
+	newCohort func(node *Cohort[Q, C]) C
 }
 
 // New returns an empty tree. newCohort builds the payload of every cohort when it
-// first appears, explicitly or implicitly; it may be nil when the zero C will do.
-func New[Q, C any](newCohort func(name string) C) *Tree[Q, C] {
+// first appears, explicitly or implicitly, and may keep the node it is given; it
+// may be nil when the zero C will do.
+func New[Q, C any](newCohort func(node *Cohort[Q, C]) C) *Tree[Q, C] {
 	return &Tree[Q, C]{
 		cohorts:   map[string]*Cohort[Q, C]{},
 		queues:    map[string]*Queue[Q, C]{},

@@ -44,7 +44,7 @@ func TestImplicitCohortExistsWhileReferenced(t *testing.T) {
 }
 
 func TestMovingQueueUpdatesEdges(t *testing.T) {
-	tr := New[int, string](func(n string) string { return "payload-" + n })
+	tr := New[int, string](func(c *Cohort[int, string]) string { return "payload-" + c.Name() })
 	tr.SetQueue("a", "x")
 	tr.SetQueue("b", "x")
 	q := tr.SetQueue("a", "y")

@@ -45,8 +45,8 @@ func New(opts Options) *Cache {
 		charges: map[types.NamespacedName]charge{},
 		byCQ:    map[string]map[types.NamespacedName]struct{}{},
 	}
-	c.tree = hierarchy.New[*ClusterQueue, *Cohort](func(name string) *Cohort {
-		return &Cohort{node: newNode(name)}
+	c.tree = hierarchy.New[*ClusterQueue, *Cohort](func(tc *treeCohort) *Cohort {
+		return &Cohort{node: newNode(tc.Name()), tc: tc}
 	})
 	return c
 }
@@ -153,7 +153,6 @@ func (c *Cache) UpsertCohort(obj *kueue.Cohort) error {
 	}
 	tc := c.tree.SetCohort(obj.Name, string(obj.Spec.ParentName))
 	co := tc.Value
-	co.tc = tc
 	co.Quotas = qs
 	co.quotas = qs.Cells
 	if oldParent != nil {

@@ -140,13 +140,13 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 
 // detach removes r from every index; its charge in the cache is untouched.
 func (s *Scheduler) detach(r *record) {
-	key := r.info.Key
 	switch r.state {
 	case StatePending:
-		delIndex(s.pendingByLQ, r.lq, key)
+		delIndex(s.pendingByLQ, r.lq, r.info.Key)
 		s.gen++
 		r.gen = s.gen
 	case StateAdmitted, StateAssumed:
+		key := r.info.Key
 		delIndex(s.admittedByCQ, r.admission.ClusterQueue, key)
 		delIndex(s.admittedByLQ, r.lq, key)
 		delete(s.deactivated, key)
