@@ -104,4 +104,6 @@ func usage(t *testing.T, s *Scheduler, cq, flavor, res string) int64 {
 	return 0
 }
 
-func key(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+func key(ns, name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: name}
+}

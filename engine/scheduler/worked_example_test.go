@@ -7,9 +7,12 @@ import (
 	"time"
 
 	. "quokka.dev/quokka/engine/enginetest"
+	"quokka.dev/quokka/engine/resources"
 )
 
 const gpu = "nvidia.com/gpu"
+
+var h100gpu = resources.FlavorResource{Flavor: "h100", Resource: gpu}
 
 // threeTeams builds the spec's worked example: 64 H100 GPUs in flavor h100 and
 // three ClusterQueues in cohort ml-platform, with CPU and memory at 12 CPU and
