@@ -448,3 +448,24 @@ func TestDistributionReportsUnusedCapacity(t *testing.T) {
 		t.Errorf("condition = %+v", r.Condition)
 	}
 }
+
+// Between equal UIDs (objects that never went through an API server, such as the
+// simulator's), the tie-break falls back to kind and name, so results stay
+// deterministic.
+func TestTieBreakRanksFallBackToKindAndName(t *testing.T) {
+	nodes := []quotaNode{
+		{ref: cq("b"), uid: "same"}, {ref: cq("a"), uid: "same"}, {ref: cohort("a"), uid: "same"}, {ref: cq("z"), uid: "0-first"},
+	}
+	sortNodes(nodes)
+	ranks := tieBreakRanks(nodes)
+	got := make([]NodeRef, len(nodes))
+	for i, r := range ranks {
+		got[r] = nodes[i].ref
+	}
+	want := []NodeRef{cq("z"), cq("a"), cq("b"), cohort("a")}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("tie-break order = %v, want %v", got, want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package dqo
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"quokka.dev/quokka/engine/resources"
 )
@@ -10,9 +12,9 @@ import (
 // weight, and what each gets.
 type pairShares struct {
 	claims []claim
-	// owners[i] is the index in nodes of the object that made claims[i].
-	owners []int
-	shares []int64
+	// lastOwner is the index in nodes of the object that made the last claim.
+	lastOwner int
+	shares    []int64
 }
 
 // occurrence points at the claim behind one orchestrated resource entry of an
@@ -49,9 +51,21 @@ type shareTable struct {
 // the same share.
 func computeShares(nodes []quotaNode, capacity *Capacity) (shareTable, error) {
 	t := shareTable{pairs: make(map[resources.FlavorResource]*pairShares), perNode: make([][]int64, len(nodes))}
-	occurrences := make([][]occurrence, len(nodes))
-	total := 0
+	ranks := tieBreakRanks(nodes)
+	// One flat list of occurrences, nodes[i]'s from start[i] to start[i+1], sized
+	// for every resource entry of the subtree so that it never grows.
+	entries := 0
 	for i := range nodes {
+		for _, g := range nodes[i].spec {
+			for _, f := range g.Flavors {
+				entries += len(f.Resources)
+			}
+		}
+	}
+	occurrences := make([]occurrence, 0, entries)
+	start := make([]int, len(nodes)+1)
+	for i := range nodes {
+		start[i] = len(occurrences)
 		n := &nodes[i]
 		for gi := range n.spec {
 			for fi := range n.spec[gi].Flavors {
@@ -75,17 +89,17 @@ func computeShares(nodes []quotaNode, capacity *Capacity) (shareTable, error) {
 					// Claims of one object are appended while that object is visited,
 					// so a repeat of the pair is always the last claim.
 					idx := len(p.claims) - 1
-					if idx < 0 || p.owners[idx] != i {
-						p.claims = append(p.claims, claim{weight: w, uid: n.uid, ref: n.ref})
-						p.owners = append(p.owners, i)
+					if idx < 0 || p.lastOwner != i {
+						p.claims = append(p.claims, claim{weight: w, rank: ranks[i]})
+						p.lastOwner = i
 						idx++
 					}
-					occurrences[i] = append(occurrences[i], occurrence{pair: p, claim: idx})
-					total++
+					occurrences = append(occurrences, occurrence{pair: p, claim: idx})
 				}
 			}
 		}
 	}
+	start[len(nodes)] = len(occurrences)
 
 	var s splitter
 	for fr, p := range t.pairs {
@@ -94,16 +108,30 @@ func computeShares(nodes []quotaNode, capacity *Capacity) (shareTable, error) {
 	}
 	// One backing array for all objects' shares keeps allocations per subtree, not
 	// per object.
-	backing := make([]int64, total)
-	for i, occ := range occurrences {
-		values := backing[:len(occ):len(occ)]
-		backing = backing[len(occ):]
-		for k, o := range occ {
-			values[k] = o.pair.shares[o.claim]
-		}
-		t.perNode[i] = values
+	values := make([]int64, len(occurrences))
+	for k, o := range occurrences {
+		values[k] = o.pair.shares[o.claim]
+	}
+	for i := range nodes {
+		t.perNode[i] = values[start[i]:start[i+1]:start[i+1]]
 	}
 	return t, nil
+}
+
+// tieBreakRanks returns, for each node, its place in the order in which leftover
+// units are handed out between equal remainders: smaller UID first, then kind and
+// name (nodes are already sorted by kind and name, so a stable sort by UID does it).
+func tieBreakRanks(nodes []quotaNode) []int {
+	order := make([]int, len(nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(nodes[a].uid, nodes[b].uid) })
+	ranks := make([]int, len(nodes))
+	for r, i := range order {
+		ranks[i] = r
+	}
+	return ranks
 }
 
 // unusedPairs lists the capacity pairs that no object of the subtree lists: their

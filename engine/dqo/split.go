@@ -3,8 +3,6 @@ package dqo
 import (
 	"math/big"
 	"math/bits"
-	"slices"
-	"strings"
 )
 
 // claim is one participant in the split of one (flavor, resource) pair.
@@ -12,11 +10,12 @@ type claim struct {
 	// weight is the participant's nominal quota for the pair in spec.resourceGroups,
 	// in canonical units. It must not be negative.
 	weight int64
-	// uid breaks ties between equal remainders (000: "Ties go to the smaller UID").
-	uid string
-	// ref breaks ties between equal UIDs, which only objects that never went through
-	// an API server have; it keeps the result independent of input order anyway.
-	ref NodeRef
+	// rank is the participant's place in the tie-break order, which puts the
+	// smaller UID first (000: "Ties go to the smaller UID") and, between equal UIDs
+	// (only objects that never went through an API server have them), orders by kind
+	// and name. Ranks within one split must be distinct. Comparing precomputed ranks
+	// instead of strings keeps the split cheap on large subtrees.
+	rank int
 }
 
 // splitter divides capacity with the largest-remainder method. It keeps its scratch
@@ -117,7 +116,11 @@ func (s *splitter) splitBig(total int64, claims []claim, out []int64) {
 }
 
 // giveLeftover hands one unit each to the `left` claims that come first by
-// remainder (cmpRem < 0 means a's remainder is larger), then smaller UID, then ref.
+// remainder (cmpRem < 0 means a's remainder is larger), then by rank.
+//
+// Only the set of the first `left` claims matters, not their order, so a selection
+// (expected linear time) replaces a full sort: on a subtree of a thousand queues and
+// 64 pairs this is most of the split's cost.
 func (s *splitter) giveLeftover(left int64, claims []claim, out []int64, cmpRem func(a, b int) int) {
 	if left <= 0 {
 		return
@@ -129,21 +132,50 @@ func (s *splitter) giveLeftover(left int64, claims []claim, out []int64, cmpRem 
 		}
 	}
 	s.order = order
-	slices.SortFunc(order, func(a, b int) int {
-		if c := cmpRem(a, b); c != 0 {
-			return c
-		}
-		if c := strings.Compare(claims[a].uid, claims[b].uid); c != 0 {
-			return c
-		}
-		if claims[a].ref.less(claims[b].ref) {
-			return -1
-		}
-		return 1
-	})
 	// The arithmetic guarantees left ≤ len(order) (see split); min only guards it.
-	for _, i := range order[:min(left, int64(len(order)))] {
+	k := int(min(left, int64(len(order))))
+	before := func(a, b int) bool {
+		if c := cmpRem(a, b); c != 0 {
+			return c < 0
+		}
+		return claims[a].rank < claims[b].rank
+	}
+	selectFirst(order, k, before)
+	for _, i := range order[:k] {
 		out[i]++
+	}
+}
+
+// selectFirst reorders xs so that its first k elements are the k first under the
+// strict total order before (quickselect, middle element as pivot, which is fine for
+// the inputs here and deterministic).
+func selectFirst(xs []int, k int, before func(a, b int) bool) {
+	lo, hi := 0, len(xs)
+	for hi-lo > 1 && k > lo && k < hi {
+		pivot := xs[lo+(hi-lo)/2]
+		// Three-way partition: [lo,lt) before pivot, [lt,gt) the pivot, [gt,hi) after.
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch x := xs[i]; {
+			case before(x, pivot):
+				xs[lt], xs[i] = xs[i], xs[lt]
+				lt++
+				i++
+			case before(pivot, x):
+				gt--
+				xs[gt], xs[i] = xs[i], xs[gt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k <= lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return
+		}
 	}
 }
 

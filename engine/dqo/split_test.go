@@ -1,20 +1,18 @@
 package dqo
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 	"math/rand"
+	"sort"
 	"testing"
 
-	"quokka.dev/quokka/apis/kueue/v1alpha1"
 )
 
 func claimsOf(weights ...int64) []claim {
 	cs := make([]claim, len(weights))
 	for i, w := range weights {
-		name := fmt.Sprintf("cq-%d", i)
-		cs[i] = claim{weight: w, uid: "uid-" + name, ref: NodeRef{v1alpha1.ClusterQueueKind, name}}
+		cs[i] = claim{weight: w, rank: i}
 	}
 	return cs
 }
@@ -36,10 +34,8 @@ func TestSplitExamples(t *testing.T) {
 		// KEP: "100 for cq1 and 200 for cq2, and the aggregated capacity is 600 ... 200 and 400".
 		{name: "100 and 200 share 600", total: 600, claims: claimsOf(100, 200), want: []int64{200, 400}},
 		// 000: "Ties go to the smaller UID." cq-2 has the smallest UID here.
-		{name: "tie goes to the smaller UID", total: 10, claims: []claim{
-			{weight: 5, uid: "c", ref: NodeRef{v1alpha1.ClusterQueueKind, "a"}},
-			{weight: 5, uid: "b", ref: NodeRef{v1alpha1.ClusterQueueKind, "b"}},
-			{weight: 5, uid: "a", ref: NodeRef{v1alpha1.ClusterQueueKind, "c"}},
+		{name: "tie goes to the first rank", total: 10, claims: []claim{
+			{weight: 5, rank: 2}, {weight: 5, rank: 1}, {weight: 5, rank: 0},
 		}, want: []int64{3, 3, 4}},
 		// The largest remainder wins before the UID: 7 × 1/6 = 1.1667, 7 × 2/6 = 2.333,
 		// 7 × 3/6 = 3.5; floors 1+2+3 = 6, the unit left goes to the 0.5 remainder.
@@ -76,12 +72,8 @@ func TestSplitProperties(t *testing.T) {
 	for iter := 0; iter < 20000; iter++ {
 		n := 1 + rng.Intn(12)
 		claims := make([]claim, n)
-		for i := range claims {
-			name := fmt.Sprintf("n%d", i)
-			claims[i] = claim{weight: randomAmount(rng), uid: fmt.Sprintf("u%d", rng.Intn(4)), ref: NodeRef{v1alpha1.ClusterQueueKind, name}}
-			if rng.Intn(5) == 0 {
-				claims[i].ref.Kind = v1alpha1.CohortKind
-			}
+		for i, r := range rng.Perm(n) {
+			claims[i] = claim{weight: randomAmount(rng), rank: r}
 		}
 		total := randomAmount(rng)
 		got := make([]int64, n)
@@ -175,6 +167,63 @@ func checkSplit(t *testing.T, total int64, claims []claim, got []int64) {
 		}
 		if c.weight == 0 && got[i] != 0 {
 			t.Fatalf("zero weight got %d", got[i])
+		}
+	}
+}
+
+// referenceSplit is the largest-remainder method written the obvious way (math/big,
+// full sort), to check that the fast path hands leftovers to exactly the right
+// claims, which the sum and one-unit properties alone would not notice.
+func referenceSplit(total int64, claims []claim) []int64 {
+	sumW := new(big.Int)
+	for _, c := range claims {
+		sumW.Add(sumW, big.NewInt(c.weight))
+	}
+	out := make([]int64, len(claims))
+	if sumW.Sign() == 0 {
+		return out
+	}
+	rems := make([]*big.Int, len(claims))
+	left := total
+	for i, c := range claims {
+		q, r := new(big.Int).QuoRem(new(big.Int).Mul(big.NewInt(total), big.NewInt(c.weight)), sumW, new(big.Int))
+		out[i], rems[i] = q.Int64(), r
+		left -= out[i]
+	}
+	idx := make([]int, len(claims))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		if c := rems[idx[a]].Cmp(rems[idx[b]]); c != 0 {
+			return c > 0
+		}
+		return claims[idx[a]].rank < claims[idx[b]].rank
+	})
+	for _, i := range idx[:left] {
+		out[i]++
+	}
+	return out
+}
+
+func TestSplitMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(42))
+	var s splitter
+	for iter := 0; iter < 5000; iter++ {
+		n := 1 + rng.Intn(40)
+		claims := make([]claim, n)
+		for i, r := range rng.Perm(n) {
+			// Few distinct weights make many equal remainders, so ranks decide.
+			claims[i] = claim{weight: int64(rng.Intn(5)) * int64(1+rng.Intn(3)), rank: r}
+		}
+		total := rng.Int63n(1000)
+		got := make([]int64, n)
+		s.split(total, claims, got)
+		want := referenceSplit(total, claims)
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("split(%d, %v) = %v, reference %v", total, claims, got, want)
+			}
 		}
 	}
 }
