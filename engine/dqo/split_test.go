@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"sort"
 	"testing"
-
 )
 
 func claimsOf(weights ...int64) []claim {
