@@ -43,8 +43,8 @@ type splitter struct {
 // 0 ... every participant gets an effective nominal quota of 0.").
 //
 // Products are computed exactly: in 128 bits (math/bits) when W fits into 64 bits,
-// which is always the case below 2^63 canonical units times two participants, and
-// with math/big otherwise. Neither path uses floating point.
+// which real quotas always do (it takes several nominal quotas near 2^63 canonical
+// units to exceed it), and with math/big otherwise. Neither path uses floating point.
 func (s *splitter) split(total int64, claims []claim, out []int64) {
 	for i := range out {
 		out[i] = 0
