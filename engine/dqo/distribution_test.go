@@ -469,3 +469,19 @@ func TestTieBreakRanksFallBackToKindAndName(t *testing.T) {
 		}
 	}
 }
+
+// A condition message names a few objects and counts the rest, so that a subtree of
+// thousands of queues cannot produce a message beyond the API's limit.
+func TestDistributionConflictMessageIsBounded(t *testing.T) {
+	foreign := &v1beta2.EffectiveQuotas{OrchestratorRef: v1beta2.OrchestratorReference{APIGroup: "example.com", Kind: "Autoscaler", Name: "burst"}}
+	var queues []*v1beta2.ClusterQueue
+	for _, n := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7"} {
+		queues = append(queues, makeCQ(n).Cohort("org").Quota("h100", gpu, "1").Effective(foreign).Obj())
+	}
+	d := makeDQO("prod").Provider("nodes", "").Root(cohortKind, "org").Obj()
+	r := distributeOver(d, capacityOf(map[string]map[corev1.ResourceName]int64{"h100": {gpu: 8}}), queues, nil)
+	msg := r.Condition.Message
+	if !strings.Contains(msg, "on 7 objects") || !strings.Contains(msg, `ClusterQueue "q5"`) || strings.Contains(msg, `ClusterQueue "q6"`) || !strings.Contains(msg, "and 2 more") {
+		t.Errorf("message = %q, want 5 objects named and 2 counted", msg)
+	}
+}
