@@ -1,0 +1,161 @@
+package simulator
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
+	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/simulator/manifest"
+)
+
+// apply applies one document at the current instant, as kubectl apply would: a
+// new object is created, an existing one (same kind, namespace and name) replaced.
+func (s *sim) apply(d *manifest.Document) error {
+	fail := func(err error) error {
+		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: err}
+	}
+	if d.IsJob() {
+		if err := s.submit(d); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+	switch o := d.Object.(type) {
+	case *configv1beta2.Configuration:
+		if s.now == 0 {
+			// Already in effect: start() reads the last Configuration of time 0.
+			return nil
+		}
+		return s.useConfiguration(o, &d.Source)
+	case *kueue.ResourceFlavor:
+		rf := o.DeepCopy()
+		s.stamp(&rf.ObjectMeta, d.Key)
+		s.world.flavors[rf.Name] = rf
+		s.engine.UpsertResourceFlavor(rf)
+	case *corev1.Namespace:
+		ns := o.DeepCopy()
+		s.stamp(&ns.ObjectMeta, d.Key)
+		s.world.namespaces[ns.Name] = ns
+		s.engine.UpsertNamespace(ns.Name, ns.Labels)
+	case *kueue.WorkloadPriorityClass:
+		s.world.wpcs[o.Name] = o.Value
+		s.engine.UpsertWorkloadPriorityClass(o.Name, o.Value)
+	case *kueue.LocalQueue:
+		return s.applyLocalQueue(d, o)
+	case *kueue.ClusterQueue:
+		return s.applyClusterQueue(d, o)
+	case *kueue.Cohort:
+		return s.applyCohort(d, o)
+	case *kueuev1alpha1.CapacityProvider:
+		cp := o.DeepCopy()
+		s.stamp(&cp.ObjectMeta, d.Key)
+		s.world.providers[cp.Name] = cp
+		s.dqoDirty = true
+	case *kueuev1alpha1.DynamicQuotaOrchestrator:
+		dqo := o.DeepCopy()
+		s.stamp(&dqo.ObjectMeta, d.Key)
+		if prev, ok := s.world.dqos[dqo.Name]; ok {
+			// Status belongs to the controller; a re-applied spec keeps it.
+			dqo.Status = prev.obj.Status
+		}
+		s.world.dqos[dqo.Name] = &live[kueuev1alpha1.DynamicQuotaOrchestrator]{obj: dqo, src: d.Source}
+		s.dqoDirty = true
+	case *kueuev1alpha1.PreemptionConfig, *koordv1alpha1.ElasticQuota:
+		return fail(fmt.Errorf("%s is accepted by the loader, but the engine does not implement it yet, so the simulation would ignore it; remove it from the input", d.Key.Kind))
+	case *batchv1.Job, *kueue.Workload:
+		// Handled by submit above.
+	default:
+		return fail(fmt.Errorf("no way to apply %T", d.Object))
+	}
+	return nil
+}
+
+// stamp sets what the API server sets on create: UID and creation time (kept on
+// replacement).
+func (s *sim) stamp(meta *metav1.ObjectMeta, key manifest.Key) {
+	meta.UID = s.world.uidFor(key, meta.UID)
+	if first, ok := s.world.created[key]; ok {
+		meta.CreationTimestamp = first
+	} else {
+		meta.CreationTimestamp = metav1.NewTime(s.clock(s.now))
+		s.world.created[key] = meta.CreationTimestamp
+	}
+}
+
+// ensureNamespace makes an undeclared namespace exist, with no labels.
+func (s *sim) ensureNamespace(name string) {
+	if _, ok := s.world.namespaces[name]; ok || s.world.implicitNS[name] {
+		return
+	}
+	s.world.implicitNS[name] = true
+	s.engine.UpsertNamespace(name, nil)
+}
+
+func (s *sim) applyLocalQueue(d *manifest.Document, o *kueue.LocalQueue) error {
+	lq := o.DeepCopy()
+	s.stamp(&lq.ObjectMeta, d.Key)
+	key := types.NamespacedName{Namespace: lq.Namespace, Name: lq.Name}
+	if prev, ok := s.world.lqs[key]; ok && prev.obj.Spec.ClusterQueue != lq.Spec.ClusterQueue {
+		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: fmt.Errorf(
+			"spec.clusterQueue: Invalid value: %q: clusterQueue is immutable (it was %q, applied by %s)",
+			lq.Spec.ClusterQueue, prev.obj.Spec.ClusterQueue, prev.src)}
+	}
+	s.ensureNamespace(lq.Namespace)
+	_, existed := s.world.lqs[key]
+	s.world.lqs[key] = &live[kueue.LocalQueue]{obj: lq, src: d.Source}
+	s.engine.UpsertLocalQueue(lq)
+	if !existed {
+		// Workloads already waiting for this LocalQueue now count for its
+		// ClusterQueue's queue length.
+		s.recountPending()
+	}
+	return nil
+}
+
+func (s *sim) applyClusterQueue(d *manifest.Document, o *kueue.ClusterQueue) error {
+	cq := o.DeepCopy()
+	s.stamp(&cq.ObjectMeta, d.Key)
+	if errs := s.config.ValidateClusterQueue(cq); len(errs) > 0 {
+		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: errs.ToAggregate()}
+	}
+	if prev, ok := s.world.cqs[cq.Name]; ok && cq.Status.EffectiveQuotas == nil {
+		// kubectl apply does not touch status: effective quotas written by DQO
+		// stay until DQO rewrites them.
+		cq.Status.EffectiveQuotas = prev.obj.Status.EffectiveQuotas
+	}
+	s.world.cqs[cq.Name] = &live[kueue.ClusterQueue]{obj: cq, src: d.Source}
+	s.dqoDirty = s.dqoDirty || len(s.world.dqos) > 0
+	return s.upsertClusterQueue(cq, d.Source)
+}
+
+// upsertClusterQueue hands a ClusterQueue to the engine and records the quota it
+// now has.
+func (s *sim) upsertClusterQueue(cq *kueue.ClusterQueue, src manifest.Source) error {
+	if err := s.engine.UpsertClusterQueue(cq); err != nil {
+		return &manifest.Error{Source: src, Object: "ClusterQueue " + cq.Name, Err: err}
+	}
+	groups := groupsInEffect(cq.Spec.ResourceGroups, cq.Status.EffectiveQuotas, s.engineOpts.DynamicQuotaOrchestration)
+	s.acct.setQuotas(cq.Name, s.now, quotasOf(groups))
+	return nil
+}
+
+func (s *sim) applyCohort(d *manifest.Document, o *kueue.Cohort) error {
+	c := o.DeepCopy()
+	s.stamp(&c.ObjectMeta, d.Key)
+	if prev, ok := s.world.cohorts[c.Name]; ok && c.Status.EffectiveQuotas == nil {
+		c.Status.EffectiveQuotas = prev.obj.Status.EffectiveQuotas
+	}
+	s.world.cohorts[c.Name] = &live[kueue.Cohort]{obj: c, src: d.Source}
+	s.dqoDirty = s.dqoDirty || len(s.world.dqos) > 0
+	if err := s.engine.UpsertCohort(c); err != nil {
+		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: err}
+	}
+	return nil
+}

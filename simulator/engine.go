@@ -1,0 +1,103 @@
+package simulator
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/decision"
+)
+
+// Engine is what the simulator needs from the scheduling engine. It mirrors the
+// facade of engine/scheduler; package simulator/adapter implements it.
+type Engine interface {
+	UpsertResourceFlavor(rf *kueue.ResourceFlavor)
+	UpsertClusterQueue(cq *kueue.ClusterQueue) error
+	UpsertCohort(c *kueue.Cohort) error
+	UpsertLocalQueue(lq *kueue.LocalQueue)
+	UpsertNamespace(name string, labels map[string]string)
+	UpsertWorkloadPriorityClass(name string, value int32)
+	// UpsertWorkload adds a pending workload, or an admitted one when
+	// status.admission is set.
+	UpsertWorkload(wl *kueue.Workload) error
+	// DeleteWorkload forgets a workload and releases its quota.
+	DeleteWorkload(key types.NamespacedName)
+	// FinishWorkload releases the quota of a workload that completed.
+	FinishWorkload(key types.NamespacedName)
+	// EvictWorkload confirms an eviction: the quota is released and the workload
+	// is pending again.
+	EvictWorkload(key types.NamespacedName)
+	// Cycle runs one scheduling cycle. Admissions it returns are already charged.
+	Cycle(now time.Time) []Decision
+}
+
+// EngineOptions are the engine's switches, resolved once from the Configuration.
+type EngineOptions struct {
+	// DynamicQuotaOrchestration makes status.effectiveQuotas replace
+	// spec.resourceGroups.
+	DynamicQuotaOrchestration bool
+	// FairSharing is on when the Configuration has a fairSharing block, with its
+	// preemption strategies in order.
+	FairSharing          bool
+	PreemptionStrategies []string
+	// AdmissionFairSharing is on when the Configuration enables it.
+	AdmissionFairSharing bool
+}
+
+// NewEngineFunc builds an engine. It fails when the options ask for something the
+// engine does not implement, so that a simulation never quietly answers a
+// different question than the one asked.
+type NewEngineFunc func(EngineOptions) (Engine, error)
+
+// PodSetAssignment is the flavor assignment of one pod set, as the engine reports it.
+type PodSetAssignment = decision.PodSetAssignment
+
+// Decision is one thing the engine asks the simulator to do.
+type Decision interface{ isDecision() }
+
+// Admit: the workload is admitted to ClusterQueue with these flavors.
+type Admit struct {
+	Workload     types.NamespacedName
+	ClusterQueue string
+	PodSets      []PodSetAssignment
+	Borrowing    bool
+}
+
+// Pending: the workload was looked at and not admitted, for Reason.
+type Pending struct {
+	Workload     types.NamespacedName
+	ClusterQueue string
+	Reason       string
+	Message      string
+}
+
+// Evict: an admitted workload must give its quota back for a reason other than
+// preemption (a stopPolicy of HoldAndDrain, spec.active=false).
+type Evict struct {
+	Workload     types.NamespacedName
+	ClusterQueue string
+	Reason       string
+	Message      string
+}
+
+// Preempt: the victims are evicted so that the preemptor can be admitted.
+type Preempt struct {
+	Preemptor types.NamespacedName
+	Victims   []Victim
+}
+
+// Victim is one workload a preemption evicts.
+type Victim struct {
+	Workload     types.NamespacedName
+	ClusterQueue string
+	// Reason is Kueue's preemption reason (InClusterQueue, InCohortReclamation,
+	// InCohortFairSharing, InCohortReclaimWhileBorrowing).
+	Reason  string
+	Message string
+}
+
+func (Admit) isDecision()   {}
+func (Pending) isDecision() {}
+func (Evict) isDecision()   {}
+func (Preempt) isDecision() {}

@@ -1,0 +1,105 @@
+package simulator
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/simulator/manifest"
+)
+
+// replay feeds a freshly built engine every object of the world, the way a
+// restarted manager's informers would: queues first, then the workloads, the
+// admitted ones with the admission they hold. The timeline is not touched: for the
+// jobs nothing happened.
+func (s *sim) replay() error {
+	for _, name := range sortedNames(s.world.flavors) {
+		s.engine.UpsertResourceFlavor(s.world.flavors[name])
+	}
+	for _, name := range sortedNames(s.world.namespaces) {
+		ns := s.world.namespaces[name]
+		s.engine.UpsertNamespace(ns.Name, namespaceLabels(ns))
+	}
+	for _, name := range sortedNames(s.world.implicitNS) {
+		s.engine.UpsertNamespace(name, nil)
+	}
+	for _, name := range sortedNames(s.world.wpcs) {
+		s.engine.UpsertWorkloadPriorityClass(name, s.world.wpcs[name])
+	}
+	for _, c := range s.world.sortedCohorts() {
+		if err := s.engine.UpsertCohort(c.obj); err != nil {
+			return &manifest.Error{Source: c.src, Object: "Cohort " + c.obj.Name, Err: err}
+		}
+	}
+	for _, cq := range s.world.sortedClusterQueues() {
+		if err := s.upsertClusterQueue(cq.obj, cq.src); err != nil {
+			return err
+		}
+	}
+	lqKeys := make([]string, 0, len(s.world.lqs))
+	byKey := map[string]*live[kueue.LocalQueue]{}
+	for k, lq := range s.world.lqs {
+		lqKeys = append(lqKeys, k.String())
+		byKey[k.String()] = lq
+	}
+	sort.Strings(lqKeys)
+	for _, k := range lqKeys {
+		s.engine.UpsertLocalQueue(byKey[k].obj)
+	}
+	names := make([]string, 0, len(s.workloads))
+	byName := map[string]*workloadRecord{}
+	for _, w := range s.workloads {
+		names = append(names, w.name)
+		byName[w.name] = w
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w := byName[n]
+		var wl *kueue.Workload
+		switch w.state {
+		case StateFinished:
+			continue
+		case StateAdmitted:
+			wl = admittedWorkload(w, metav1.NewTime(s.clock(w.admittedAt)))
+		default:
+			wl = w.obj.DeepCopy()
+			wl.Status = kueue.WorkloadStatus{}
+		}
+		if err := s.engine.UpsertWorkload(wl); err != nil {
+			return &manifest.Error{Source: w.src, Object: "Workload " + w.name, Err: err}
+		}
+	}
+	return nil
+}
+
+// admittedWorkload is the Workload of a running job as the API server would hold
+// it: with status.admission and QuotaReserved=True.
+func admittedWorkload(w *workloadRecord, at metav1.Time) *kueue.Workload {
+	wl := w.obj.DeepCopy()
+	wl.Status = kueue.WorkloadStatus{Admission: &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(w.cq)}}
+	for _, ps := range w.podSets {
+		count := ps.Count
+		psa := kueue.PodSetAssignment{
+			Name:          kueue.PodSetReference(ps.Name),
+			Flavors:       map[corev1.ResourceName]kueue.ResourceFlavorReference{},
+			ResourceUsage: corev1.ResourceList{},
+			Count:         &count,
+		}
+		for r, f := range ps.Flavors {
+			psa.Flavors[r] = kueue.ResourceFlavorReference(f)
+		}
+		for r, v := range ps.Usage {
+			psa.ResourceUsage[r] = resources.ToQuantity(r, v)
+		}
+		wl.Status.Admission.PodSetAssignments = append(wl.Status.Admission.PodSetAssignments, psa)
+	}
+	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved",
+		Message: "Quota reserved in ClusterQueue " + w.cq, LastTransitionTime: at,
+	})
+	return wl
+}

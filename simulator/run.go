@@ -1,0 +1,267 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
+	"quokka.dev/quokka/simulator/manifest"
+)
+
+// Epoch is the wall-clock time at which every simulation starts. It is fixed so
+// that creation timestamps, and therefore queue order, are the same on every run.
+func Epoch() time.Time { return time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC) }
+
+// maxCyclesPerInstant bounds the cycles at one instant. A correct engine settles
+// in a few; more means two decisions keep undoing each other.
+const maxCyclesPerInstant = 1000
+
+// Options configure a run.
+type Options struct {
+	// NewEngine builds the engine; it is called again when a Configuration
+	// replaces the previous one during the run.
+	NewEngine NewEngineFunc
+	// Until stops the clock there when HasUntil is set; otherwise the run ends
+	// when nothing is left to happen.
+	Until    time.Duration
+	HasUntil bool
+	// Series records usage and queue lengths over time, for the report.
+	Series bool
+	// Progress, when set, is called after every instant.
+	Progress func(Progress)
+}
+
+// Progress is how far a run has come, for a progress line.
+type Progress struct {
+	Now                time.Duration
+	Applied, Documents int
+	Events, Pending    int
+	Running, Finished  int
+}
+
+// Result is what a run produced.
+type Result struct {
+	// End is the simulated time at which the run stopped.
+	End          time.Duration
+	Events       []Event
+	QuotaUpdates []QuotaUpdate
+	Workloads    []WorkloadResult
+	Queues       []*QueueAccount
+}
+
+// WorkloadState is where a workload is at the end.
+type WorkloadState string
+
+const (
+	StatePending  WorkloadState = "Pending"
+	StateAdmitted WorkloadState = "Admitted"
+	StateFinished WorkloadState = "Finished"
+)
+
+// WorkloadResult is one workload's state at the end.
+type WorkloadResult struct {
+	Name         string
+	State        WorkloadState
+	ClusterQueue string
+	Flavors      Flavors
+	// Reason and Message are the engine's last word on a pending workload.
+	Reason  string
+	Message string
+}
+
+// sim is one run's state.
+type sim struct {
+	opts       Options
+	engine     Engine
+	engineOpts EngineOptions
+	config     *configv1beta2.Configuration
+
+	docs []manifest.Document
+	next int
+	now  time.Duration
+
+	world     *world
+	workloads map[types.NamespacedName]*workloadRecord
+	timers    timers
+	acct      *accounting
+	dqoDirty  bool
+
+	events       []Event
+	quotaUpdates []QuotaUpdate
+	counts       Progress
+}
+
+// Run simulates the documents and returns what happened. The documents are applied
+// at their own time (Document.At); documents with the same time are applied in the
+// order given.
+func Run(docs []manifest.Document, opts Options) (*Result, error) {
+	if opts.NewEngine == nil {
+		return nil, errors.New("simulator: Options.NewEngine is required")
+	}
+	sorted := make([]manifest.Document, len(docs))
+	copy(sorted, docs)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At < sorted[j].At })
+	s := &sim{
+		opts:      opts,
+		docs:      sorted,
+		world:     newWorld(),
+		workloads: map[types.NamespacedName]*workloadRecord{},
+		acct:      newAccounting(opts.Series),
+	}
+	s.counts.Documents = len(sorted)
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	for {
+		at, ok := s.nextInstant()
+		if !ok || (opts.HasUntil && at > opts.Until) {
+			break
+		}
+		if err := s.step(at); err != nil {
+			return nil, err
+		}
+		if opts.Progress != nil {
+			s.counts.Now = at
+			s.counts.Applied = s.next
+			s.counts.Events = len(s.events)
+			opts.Progress(s.counts)
+		}
+	}
+	end := s.now
+	if opts.HasUntil {
+		end = opts.Until
+	}
+	return s.result(end), nil
+}
+
+// start builds the engine from the Configuration in effect at time 0 (the
+// defaults when there is none), the way the manager reads its file at start-up.
+func (s *sim) start() error {
+	cfg := configv1beta2.Default()
+	for _, d := range s.docs {
+		if d.At > 0 {
+			break
+		}
+		if c, ok := d.Object.(*configv1beta2.Configuration); ok {
+			cfg = c
+		}
+	}
+	return s.useConfiguration(cfg, nil)
+}
+
+// useConfiguration resolves the Configuration into engine options and builds a new
+// engine; a Configuration applied during the run restarts the manager, so the
+// engine is rebuilt from the objects as they are at that instant.
+func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.Source) error {
+	opts := EngineOptions{
+		DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
+		FairSharing:               cfg.FairSharingEnabled(),
+		AdmissionFairSharing:      cfg.AdmissionFairSharingEnabled(),
+	}
+	for _, st := range cfg.PreemptionStrategies() {
+		opts.PreemptionStrategies = append(opts.PreemptionStrategies, string(st))
+	}
+	eng, err := s.opts.NewEngine(opts)
+	if err != nil {
+		if src != nil {
+			return &manifest.Error{Source: *src, Object: "Configuration", Err: err}
+		}
+		return fmt.Errorf("starting the engine: %w", err)
+	}
+	for _, cq := range s.world.sortedClusterQueues() {
+		if errs := cfg.ValidateClusterQueue(cq.obj); len(errs) > 0 {
+			return &manifest.Error{Source: cq.src, Object: "ClusterQueue " + cq.obj.Name,
+				Err: fmt.Errorf("%s (with the Configuration applied at %s)", errs.ToAggregate(), formatDuration(s.now))}
+		}
+	}
+	s.config, s.engineOpts, s.engine = cfg, opts, eng
+	if err := s.replay(); err != nil {
+		return err
+	}
+	s.dqoDirty = true
+	return nil
+}
+
+// nextInstant is the earliest time at which a document is due or a job finishes.
+func (s *sim) nextInstant() (time.Duration, bool) {
+	at, ok := s.timers.next()
+	if s.next < len(s.docs) {
+		if d := s.docs[s.next].At; !ok || d < at {
+			at, ok = d, true
+		}
+	}
+	return at, ok
+}
+
+// step runs one instant: finishes, then applications, then DQO, then cycles.
+func (s *sim) step(at time.Duration) error {
+	s.now = at
+	for {
+		t, ok := s.timers.popDue(at)
+		if !ok {
+			break
+		}
+		s.finish(t)
+	}
+	for s.next < len(s.docs) && s.docs[s.next].At == at {
+		d := &s.docs[s.next]
+		s.next++
+		if err := s.apply(d); err != nil {
+			return err
+		}
+	}
+	if s.dqoDirty {
+		s.dqoDirty = false
+		if err := s.orchestrate(); err != nil {
+			return err
+		}
+	}
+	if err := s.settle(); err != nil {
+		return err
+	}
+	s.acct.sample(at)
+	return nil
+}
+
+// clock is the wall-clock time of a simulated instant.
+func (s *sim) clock(at time.Duration) time.Time { return Epoch().Add(at) }
+
+// result collects the state at the end.
+func (s *sim) result(end time.Duration) *Result {
+	r := &Result{End: end, Events: s.events, QuotaUpdates: s.quotaUpdates}
+	keys := make([]types.NamespacedName, 0, len(s.workloads))
+	for k := range s.workloads {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return s.workloads[keys[i]].name < s.workloads[keys[j]].name })
+	for _, k := range keys {
+		w := s.workloads[k]
+		wr := WorkloadResult{Name: w.name, State: w.state, ClusterQueue: w.clusterQueue()}
+		switch w.state {
+		case StateAdmitted:
+			wr.Flavors = w.flavors
+		case StatePending:
+			wr.Reason, wr.Message = w.reason, w.message
+			if wr.ClusterQueue == "" {
+				wr.ClusterQueue = s.world.clusterQueueOf(w.localQueue)
+			}
+		}
+		r.Workloads = append(r.Workloads, wr)
+	}
+	r.Queues = s.acct.finish(end)
+	return r
+}
+
+// namespaceLabels returns the labels of a declared Namespace; undeclared ones exist
+// implicitly with no labels.
+func namespaceLabels(ns *corev1.Namespace) map[string]string {
+	if ns == nil {
+		return nil
+	}
+	return ns.Labels
+}
