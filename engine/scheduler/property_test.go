@@ -1,0 +1,332 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	. "quokka.dev/quokka/engine/enginetest"
+	"quokka.dev/quokka/engine/resources"
+)
+
+var (
+	propFlavors   = []string{"h100", "a100"}
+	propResources = []corev1.ResourceName{gpu, "cpu"}
+	propCohorts   = []string{"root-1", "root-2", "mid-1", "mid-2", "leaf-1"}
+	propQueues    = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6"}
+)
+
+// op is one step of a random stream; both schedulers of a pair get the same ops.
+type op func(s *Scheduler)
+
+// gen draws random objects and steps from a seeded source.
+type gen struct {
+	rnd  *rand.Rand
+	t    *testing.T
+	next int
+	wls  map[types.NamespacedName]*kueue.Workload
+}
+
+func (g *gen) maybe(p float64) bool { return g.rnd.Float64() < p }
+
+func (g *gen) quotaOpts(nominal int) []QuotaOption {
+	var opts []QuotaOption
+	if g.maybe(0.5) {
+		opts = append(opts, Borrowing(fmt.Sprint(g.rnd.IntN(8))))
+	}
+	if g.maybe(0.4) {
+		opts = append(opts, Lending(fmt.Sprint(g.rnd.IntN(nominal+1))))
+	}
+	return opts
+}
+
+func (g *gen) clusterQueue(name string) *kueue.ClusterQueue {
+	cq := MakeClusterQueue(name)
+	cohort := ""
+	if g.maybe(0.85) {
+		cohort = propCohorts[g.rnd.IntN(len(propCohorts))]
+		cq.Cohort(cohort)
+	}
+	for _, f := range propFlavors {
+		if f == "a100" && g.maybe(0.3) {
+			continue
+		}
+		for _, r := range propResources {
+			n := g.rnd.IntN(16)
+			var opts []QuotaOption
+			if cohort != "" {
+				opts = g.quotaOpts(n)
+			} else if g.maybe(0.4) {
+				opts = append(opts, Lending(fmt.Sprint(g.rnd.IntN(n+1))))
+			}
+			cq.Quota(f, r, fmt.Sprint(n), opts...)
+		}
+	}
+	if g.maybe(0.2) {
+		cq.Strategy(kueue.StrictFIFO)
+	}
+	if g.maybe(0.2) {
+		cq.WhenCanBorrow(kueue.TryNextFlavor)
+	}
+	return cq.Obj()
+}
+
+func (g *gen) cohort(name string) *kueue.Cohort {
+	c := MakeCohort(name)
+	parent := ""
+	if g.maybe(0.6) {
+		parent = propCohorts[g.rnd.IntN(len(propCohorts))]
+		c.Parent(parent)
+	}
+	if g.maybe(0.5) {
+		n := g.rnd.IntN(6)
+		var opts []QuotaOption
+		if parent != "" {
+			opts = g.quotaOpts(n)
+		}
+		c.Quota("h100", gpu, fmt.Sprint(n), opts...)
+	}
+	return c.Obj()
+}
+
+func (g *gen) workload() *kueue.Workload {
+	g.next++
+	name := fmt.Sprintf("w%05d", g.next)
+	lq := propQueues[g.rnd.IntN(len(propQueues))]
+	if g.maybe(0.03) {
+		lq = "missing"
+	}
+	w := MakeWorkload("ns", name).Queue(lq).Created(time.Duration(g.next)*time.Second).Priority(int32(g.rnd.IntN(3))).
+		PodSet("main", int32(1+g.rnd.IntN(2))).Request(gpu, fmt.Sprint(1+g.rnd.IntN(4))).Request("cpu", fmt.Sprint(g.rnd.IntN(3)))
+	if g.maybe(0.05) {
+		w.Active(false)
+	}
+	return w.Obj()
+}
+
+// step draws one operation. Choices that depend on the state are made from the
+// first scheduler's state, and recorded in the op so that the twin gets the same.
+func (g *gen) step(s *Scheduler) (op, bool) {
+	switch x := g.rnd.IntN(100); {
+	case x < 40:
+		wl := g.workload()
+		g.wls[types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name}] = wl
+		return func(s *Scheduler) { _ = s.UpsertWorkload(wl.DeepCopy()) }, false
+	case x < 60:
+		return nil, true // cycle
+	case x < 85:
+		// Pick among workloads holding quota most of the time, so that quota
+		// turns over.
+		keys := sortedWorkloadKeys(g.wls)
+		if g.maybe(0.8) {
+			var held []types.NamespacedName
+			for _, k := range keys {
+				if v, ok := s.WorkloadState(k); ok && (v.State == StateAdmitted || v.State == StateAssumed) {
+					held = append(held, k)
+				}
+			}
+			keys = held
+		}
+		if len(keys) == 0 {
+			return nil, true
+		}
+		k := keys[g.rnd.IntN(len(keys))]
+		v, _ := s.WorkloadState(k)
+		switch y := g.rnd.IntN(8); {
+		case y == 0:
+			delete(g.wls, k)
+			return func(s *Scheduler) { s.DeleteWorkload(k) }, false
+		case y <= 3:
+			delete(g.wls, k)
+			return func(s *Scheduler) { s.FinishWorkload(k) }, false
+		case y == 4:
+			return func(s *Scheduler) { s.EvictWorkload(k) }, false
+		case y == 5:
+			return func(s *Scheduler) { s.Forget(k) }, false
+		default:
+			// The driver confirms an assumed admission.
+			if v.State != StateAssumed {
+				return nil, true
+			}
+			wl := g.wls[k].DeepCopy()
+			wl.Status.Admission = admissionOf(v)
+			return func(s *Scheduler) { _ = s.UpsertWorkload(wl.DeepCopy()) }, false
+		}
+	case x < 93:
+		cq := g.clusterQueue(propQueues[g.rnd.IntN(len(propQueues))])
+		return func(s *Scheduler) { _ = s.UpsertClusterQueue(cq.DeepCopy()) }, false
+	case x < 98:
+		name := propCohorts[g.rnd.IntN(len(propCohorts))]
+		if g.maybe(0.2) {
+			return func(s *Scheduler) { s.DeleteCohort(name) }, false
+		}
+		c := g.cohort(name)
+		return func(s *Scheduler) { _ = s.UpsertCohort(c.DeepCopy()) }, false
+	default:
+		f := propFlavors[g.rnd.IntN(len(propFlavors))]
+		if g.maybe(0.5) {
+			return func(s *Scheduler) { s.DeleteResourceFlavor(f) }, false
+		}
+		return func(s *Scheduler) { s.UpsertResourceFlavor(MakeFlavor(f).Obj()) }, false
+	}
+}
+
+func admissionOf(v WorkloadView) *kueue.Admission {
+	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(v.ClusterQueue)}
+	for _, ps := range v.PodSets {
+		a := kueue.PodSetAssignment{Name: kueue.PodSetReference(ps.Name), Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{}}
+		for r, f := range ps.Flavors {
+			a.Flavors[r] = kueue.ResourceFlavorReference(f)
+		}
+		c := ps.Count
+		a.Count = &c
+		adm.PodSetAssignments = append(adm.PodSetAssignments, a)
+	}
+	return adm
+}
+
+func sortedWorkloadKeys(m map[types.NamespacedName]*kueue.Workload) []types.NamespacedName {
+	keys := make([]types.NamespacedName, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
+	return keys
+}
+
+// violations measures, per named limit, how far usage is beyond it. Admissions
+// must never make any of them grow: with quotas that never changed they are all
+// zero; after an edit shrank a quota they may be positive, but a cycle must not
+// add to them.
+func violations(s *Scheduler) map[string]int64 {
+	c := s.Cache()
+	out := map[string]int64{}
+	for _, name := range c.ClusterQueueNames() {
+		q, _ := c.ClusterQueue(name)
+		for _, f := range propFlavors {
+			for _, r := range propResources {
+				fr := resources.FlavorResource{Flavor: f, Resource: r}
+				qq, ok := q.Quota(fr)
+				if !ok {
+					continue
+				}
+				u := q.Usage(fr)
+				ceiling := qq.Nominal
+				if q.CohortName() != "" {
+					ceiling = resources.Add(qq.Nominal, qq.BorrowingLimit)
+				}
+				out["cq-ceiling/"+name+"/"+fr.String()] = max(0, u-ceiling)
+				// The lender's kept-back share must stay available to itself.
+				if qq.LendingLimit != resources.Unlimited && !q.InCycle() {
+					keep := max(0, qq.Nominal-qq.LendingLimit-u)
+					out["kept-share/"+name+"/"+fr.String()] = max(0, keep-c.Available(q, fr).Available)
+				}
+			}
+		}
+	}
+	for _, name := range c.CohortNames() {
+		co, _ := c.Cohort(name)
+		if co.InCycle() {
+			continue
+		}
+		sub, use := co.SubtreeQuota(), co.Usage()
+		for _, f := range propFlavors {
+			for _, r := range propResources {
+				fr := resources.FlavorResource{Flavor: f, Resource: r}
+				limit := sub[fr]
+				if co.ParentName() != "" {
+					limit = resources.Unlimited
+					if own, ok := co.OwnQuota(fr); ok && own.BorrowingLimit != resources.Unlimited {
+						limit = resources.Add(sub[fr], own.BorrowingLimit)
+					}
+				}
+				out["subtree/"+name+"/"+fr.String()] = max(0, use[fr]-limit)
+			}
+		}
+	}
+	return out
+}
+
+// brief: "after every cycle no CQ exceeds nominal+borrowingLimit, no subtree uses
+// more than its quota allows, no lender drops below its kept-back share
+// (nominal−lendingLimit available to itself), no workload admitted twice, and the
+// same input twice gives identical decisions. Also check incremental usage equals
+// usage recomputed from scratch."
+func TestPropertyRandomStreams(t *testing.T) {
+	steps := 3000
+	if testing.Short() {
+		steps = 500
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}}
+			a, b := New(Options{}), New(Options{})
+			setup := []op{}
+			for _, f := range propFlavors {
+				rf := MakeFlavor(f).Obj()
+				setup = append(setup, func(s *Scheduler) { s.UpsertResourceFlavor(rf) })
+			}
+			for _, name := range propCohorts {
+				c := g.cohort(name)
+				setup = append(setup, func(s *Scheduler) { _ = s.UpsertCohort(c.DeepCopy()) })
+			}
+			for _, name := range propQueues {
+				cq := g.clusterQueue(name)
+				lq := MakeLocalQueue("ns", name, name).Obj()
+				setup = append(setup, func(s *Scheduler) { _ = s.UpsertClusterQueue(cq.DeepCopy()); s.UpsertLocalQueue(lq) })
+			}
+			setup = append(setup, func(s *Scheduler) { s.UpsertNamespace("ns", nil) })
+			for _, o := range setup {
+				o(a)
+				o(b)
+			}
+			holding := map[types.NamespacedName]bool{}
+			cycles, admitted := 0, 0
+			for i := range steps {
+				o, cycle := g.step(a)
+				if !cycle {
+					o(a)
+					o(b)
+					for k := range holding {
+						if v, ok := a.WorkloadState(k); !ok || (v.State != StateAdmitted && v.State != StateAssumed) {
+							delete(holding, k)
+						}
+					}
+				} else {
+					before := violations(a)
+					da, db := a.Cycle(now), b.Cycle(now)
+					cycles++
+					if !reflect.DeepEqual(da, db) {
+						t.Fatalf("step %d: same input, different decisions:\n%v\n%v", i, da, db)
+					}
+					for k, v := range violations(a) {
+						if v > before[k] {
+							t.Fatalf("step %d: cycle pushed %s over its limit: %d -> %d (decisions %v)", i, k, before[k], v, admits(da))
+						}
+					}
+					for _, d := range admits(da) {
+						if holding[d.Workload] {
+							t.Fatalf("step %d: %s admitted twice", i, d.Workload)
+						}
+						holding[d.Workload] = true
+						admitted++
+					}
+				}
+				if err := a.Cache().Verify(); err != nil {
+					t.Fatalf("step %d: incremental state differs from recomputation: %v", i, err)
+				}
+			}
+			if cycles == 0 || admitted < steps/20 {
+				t.Fatalf("the stream must exercise admission: %d cycles, %d admissions", cycles, admitted)
+			}
+			t.Logf("%d steps, %d cycles, %d admissions", steps, cycles, admitted)
+		})
+	}
+}
