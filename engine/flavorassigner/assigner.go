@@ -122,14 +122,21 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 		for r, v := range ps.Total {
 			psa.Usage[r] = v
 		}
-		for _, r := range ps.Total.Names() {
-			if a.cq.GroupOf(r) < 0 {
-				return notCovered(a.cq, ps, r, len(podSets) > 1)
+		// The smallest uncovered name, so that the message is deterministic
+		// without sorting on the hot path.
+		var uncovered corev1.ResourceName
+		for r := range ps.Total {
+			if a.cq.GroupOf(r) < 0 && (uncovered == "" || r < uncovered) {
+				uncovered = r
 			}
 		}
+		if uncovered != "" {
+			return notCovered(a.cq, ps, uncovered, len(podSets) > 1)
+		}
+		var buf [8]corev1.ResourceName
 		for gi := range a.cq.Groups {
 			g := &a.cq.Groups[gi]
-			var reqs []corev1.ResourceName
+			reqs := buf[:0]
 			for _, r := range g.Covered {
 				if ps.Total[r] > 0 {
 					reqs = append(reqs, r)
@@ -166,7 +173,7 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 func (a *assigner) group(g *quota.ResourceGroup, ps *workload.PodSet, reqs []corev1.ResourceName, assigned resources.Amounts) GroupOutcome {
 	out := GroupOutcome{PodSet: ps.Name}
 	if a.explain {
-		out.Resources = reqs
+		out.Resources = append([]corev1.ResourceName(nil), reqs...)
 	}
 	fallback := ""
 	for _, f := range g.Flavors {
