@@ -14,6 +14,7 @@ build:
 generate:
 	$(CONTROLLER_GEN) object paths=./apis/...
 	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./apis/kueue/... paths=./apis/koord/... output:crd:artifacts:config=config/crd/bases
+	go run ./hack/crdpatch config/crd/bases/*.yaml
 	$(CONTROLLER_GEN) rbac:roleName=quokka-manager-role paths=./controllers/... output:rbac:artifacts:config=config/rbac
 
 ## verify-generated: fail when committed generated files differ from `make generate`.

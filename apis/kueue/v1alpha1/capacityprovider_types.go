@@ -76,7 +76,7 @@ type Capacity struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:MaxItems=64
 	Flavors []FlavorCapacity `json:"flavors"`
 }
 
@@ -90,7 +90,7 @@ type FlavorCapacity struct {
 	// zero capacity.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
-	// +kubebuilder:validation:XValidation:rule="self.all(r, quantity(string(self[r])).sign() >= 0)",message="resources: capacity must be non-negative"
+	// +kubebuilder:validation:XValidation:rule="self.all(r, type(self[r]) == string ? !quantity(self[r]).isLessThan(quantity('0')) : self[r] >= 0)",message="resources: capacity must be non-negative"
 	Resources corev1.ResourceList `json:"resources"`
 }
 

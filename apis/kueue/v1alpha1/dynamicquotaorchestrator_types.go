@@ -40,7 +40,7 @@ type ProviderContribution struct {
 	// must be 0 or more. Write fractions as strings ("0.95"), as for any quantity.
 	// +optional
 	// +kubebuilder:default=1
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).sign() >= 0",message="effectiveCapacityMultiplier must be 0 or more"
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="effectiveCapacityMultiplier must be 0 or more"
 	EffectiveCapacityMultiplier *resource.Quantity `json:"effectiveCapacityMultiplier,omitempty"`
 }
 

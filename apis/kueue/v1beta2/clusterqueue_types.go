@@ -25,7 +25,7 @@ const (
 )
 
 // ClusterQueueSpec is the quota and policy of a ClusterQueue.
-// +kubebuilder:validation:XValidation:rule="has(self.cohortName) && self.cohortName != ” || !has(self.resourceGroups) || self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit))))",message="resourceGroups: borrowingLimit must be unset when cohortName is empty",fieldPath=".resourceGroups"
+// +kubebuilder:validation:XValidation:rule="has(self.cohortName) && size(self.cohortName) > 0 || !has(self.resourceGroups) || self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit))))",message="resourceGroups: borrowingLimit must be unset when cohortName is empty",fieldPath=".resourceGroups"
 type ClusterQueueSpec struct {
 	// resourceGroups lists the quotas of the queue.
 	// +listType=atomic

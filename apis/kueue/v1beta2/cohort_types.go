@@ -5,7 +5,7 @@ import (
 )
 
 // CohortSpec places a Cohort in a tree and adds quota to its subtree's pool.
-// +kubebuilder:validation:XValidation:rule="has(self.parentName) && self.parentName != ” || !has(self.resourceGroups) || self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit) && !has(r.lendingLimit))))",message="resourceGroups: borrowingLimit and lendingLimit must be unset on a root Cohort (no parentName)",fieldPath=".resourceGroups"
+// +kubebuilder:validation:XValidation:rule="has(self.parentName) && size(self.parentName) > 0 || !has(self.resourceGroups) || self.resourceGroups.all(rg, rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit) && !has(r.lendingLimit))))",message="resourceGroups: borrowingLimit and lendingLimit must be unset on a root Cohort (no parentName)",fieldPath=".resourceGroups"
 type CohortSpec struct {
 	// parentName is the parent Cohort. A Cohort that is referenced but not created
 	// exists implicitly, with no quota of its own.

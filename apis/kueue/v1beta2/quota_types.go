@@ -44,19 +44,19 @@ type ResourceQuota struct {
 	Name corev1.ResourceName `json:"name"`
 
 	// nominalQuota is what the queue (or cohort) can use at any time.
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).sign() >= 0",message="nominalQuota must be non-negative"
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="nominalQuota must be non-negative"
 	NominalQuota resource.Quantity `json:"nominalQuota"`
 
 	// borrowingLimit is the most this queue may borrow from unused quota in its
 	// cohort; unset means unlimited. It must be unset when there is no cohort.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).sign() >= 0",message="borrowingLimit must be non-negative"
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="borrowingLimit must be non-negative"
 	BorrowingLimit *resource.Quantity `json:"borrowingLimit,omitempty"`
 
 	// lendingLimit is the most of its unused quota that this queue lends; it keeps
 	// nominalQuota - lendingLimit for exclusive use. Unset means all is lendable.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).sign() >= 0",message="lendingLimit must be non-negative"
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="lendingLimit must be non-negative"
 	LendingLimit *resource.Quantity `json:"lendingLimit,omitempty"`
 }
 
@@ -66,7 +66,7 @@ type FairSharing struct {
 	// 0 makes any borrowing an infinite share.
 	// +kubebuilder:default=1
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).sign() >= 0",message="weight must be non-negative"
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="weight must be non-negative"
 	Weight *resource.Quantity `json:"weight,omitempty"`
 }
 

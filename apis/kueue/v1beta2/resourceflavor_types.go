@@ -34,7 +34,7 @@ type ResourceFlavorSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8
-	// +kubebuilder:validation:XValidation:rule="self.all(x, !has(x.operator) || x.operator != 'Exists' || !has(x.value) || x.value == '')",message="spec.tolerations: value must be empty when operator is Exists"
+	// +kubebuilder:validation:XValidation:rule="self.all(x, !has(x.operator) || x.operator != 'Exists' || !has(x.value) || size(x.value) == 0)",message="spec.tolerations: value must be empty when operator is Exists"
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 
 	// topologyName names the Topology of this flavor (topology-aware scheduling).

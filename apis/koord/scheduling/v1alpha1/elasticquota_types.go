@@ -40,6 +40,7 @@ type ElasticQuotaStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName={eq,eqs}
+// +kubebuilder:metadata:annotations="api-approved.kubernetes.io=https://github.com/kubernetes-sigs/scheduler-plugins/pull/52"
 
 // ElasticQuota is a Koordinator quota with a guaranteed min and a max.
 type ElasticQuota struct {
