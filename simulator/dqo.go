@@ -96,7 +96,7 @@ func (s *sim) writeEffectiveQuotas(u dqo.QuotaUpdate) error {
 		return fmt.Errorf("DQO wrote effective quotas to %s, which is neither a ClusterQueue nor a Cohort", u.Node)
 	}
 	s.quotaUpdates = append(s.quotaUpdates, QuotaUpdate{
-		Time: s.now, Object: string(u.Node.Kind) + " " + u.Node.Name, Nominal: nominalOf(eq.ResourceGroups),
+		Time: s.now, Object: string(u.Node.Kind) + " " + u.Node.Name, Nominal: nominalOf(eq.ResourceGroups), Seq: len(s.events),
 	})
 	return nil
 }
@@ -113,7 +113,7 @@ func (s *sim) noteCondition(d *kueuev1alpha1.DynamicQuotaOrchestrator, c metav1.
 	}
 	s.quotaUpdates = append(s.quotaUpdates, QuotaUpdate{
 		Time: s.now, Object: "DynamicQuotaOrchestrator " + d.Name,
-		Condition: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+		Condition: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, Seq: len(s.events),
 	})
 }
 

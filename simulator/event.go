@@ -39,6 +39,9 @@ type Event struct {
 	Flavors Flavors
 	// Borrowing is set on Admitted when the admission borrows from the cohort.
 	Borrowing bool
+	// Preset is set on Admitted for a Workload whose manifest carries
+	// status.admission: it was admitted before it was applied.
+	Preset bool
 	// Reason and Message say why, on Preempted and Evicted.
 	Reason  string
 	Message string
@@ -55,10 +58,13 @@ type QuotaUpdate struct {
 	Object string
 	// Nominal is the new nominal quota per flavor and resource (quantities as
 	// strings), for ClusterQueues and Cohorts.
-	Nominal map[string]map[corev1.ResourceName]string `json:",omitempty"`
+	Nominal map[string]map[corev1.ResourceName]string
 	// Condition, Status and Reason report an orchestrator's condition change.
 	Condition string
 	Status    string
 	Reason    string
 	Message   string
+	// Seq is how many events the timeline held when the update was made, so
+	// that outputs can list it in causal order among the events of its instant.
+	Seq int
 }

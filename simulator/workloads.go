@@ -126,7 +126,7 @@ func (s *sim) admitted(w *workloadRecord, cq string, podSets []PodSetAssignment,
 	if w.hasRuntime {
 		s.timers.add(s.now+w.runtime, w.key, w.gen)
 	}
-	s.record(Event{Type: Admitted, Workload: w.name, ClusterQueue: cq, Flavors: w.flavors, Borrowing: borrowing})
+	s.record(Event{Type: Admitted, Workload: w.name, ClusterQueue: cq, Flavors: w.flavors, Borrowing: borrowing, Preset: preset})
 }
 
 // evicted returns an admitted job to its queue: it lost its quota to a preemption

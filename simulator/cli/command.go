@@ -1,0 +1,124 @@
+// Package cli is the `quokka simulate` command and its `generate` subcommand.
+// cmd/quokka adds NewCommand to the root command; the package has no other tie to
+// the binary, so its tests run the command with arguments and captured output.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"quokka.dev/quokka/simulator"
+	"quokka.dev/quokka/simulator/adapter"
+	"quokka.dev/quokka/simulator/manifest"
+	"quokka.dev/quokka/simulator/output"
+	"quokka.dev/quokka/simulator/report"
+)
+
+// simulateFlags are the flags of `quokka simulate`.
+type simulateFlags struct {
+	files  []string
+	until  time.Duration
+	output string
+	report string
+}
+
+// NewCommand returns `quokka simulate` with its `generate` subcommand.
+func NewCommand() *cobra.Command {
+	f := &simulateFlags{}
+	cmd := &cobra.Command{
+		Use:   "simulate -f PATH [-f PATH ...]",
+		Short: "Replay manifests and a trace of jobs against the scheduler, on a virtual clock",
+		Long: `Simulate reads ordinary manifests (ResourceFlavors, ClusterQueues, Cohorts,
+LocalQueues, Namespaces, WorkloadPriorityClasses, CapacityProviders,
+DynamicQuotaOrchestrators, the Configuration, and jobs as Workloads or batch/v1
+Jobs) and replays them against the same engine the manager runs.
+
+Annotations place objects on the clock:
+  simulation.quokka.dev/at: 10m       when the object is applied (default 0)
+  simulation.quokka.dev/runtime: 2h   how long a job runs once admitted
+                                      (default: until the end)
+
+The output is a timeline and a summary per ClusterQueue, or one JSON document
+with --output json (schema: simulator/README.md). --report DIR also writes a
+self-contained HTML page with charts.`,
+		Example: `  quokka simulate -f examples/gpu-cluster
+  quokka simulate -f examples/gpu-cluster --until 15m --output json
+  quokka simulate -f cluster/ -f week.yaml --report out/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSimulate(cmd, f)
+		},
+	}
+	cmd.Flags().StringArrayVarP(&f.files, "filename", "f", nil, "a manifest file or a directory of them (read recursively, in sorted order); repeatable")
+	cmd.Flags().DurationVar(&f.until, "until", 0, "stop the clock at this time from the start (default: when nothing is left to happen)")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&f.report, "report", "", "write an HTML report (index.html) into this directory")
+	_ = cmd.MarkFlagRequired("filename")
+	cmd.AddCommand(newGenerateCommand())
+	return cmd
+}
+
+func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
+	if f.output != "text" && f.output != "json" {
+		return fmt.Errorf("--output: %q is not a format; use text or json", f.output)
+	}
+	if f.until < 0 {
+		return fmt.Errorf("--until: %s must not be negative", f.until)
+	}
+	docs, err := manifest.Load(f.files)
+	if err != nil {
+		return err
+	}
+	opts := simulator.Options{
+		NewEngine: adapter.New,
+		Until:     f.until,
+		HasUntil:  cmd.Flags().Changed("until"),
+		Series:    f.report != "",
+	}
+	progress := newProgress(cmd.ErrOrStderr())
+	if progress != nil {
+		opts.Progress = progress.update
+	}
+	res, err := simulator.Run(docs, opts)
+	progress.done()
+	if err != nil {
+		return err
+	}
+	if f.report != "" {
+		path, err := report.WriteDir(f.report, res, report.Options{Title: reportTitle(f.files)})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "report written to %s\n", path)
+	}
+	return writeResult(cmd.OutOrStdout(), f.output, res)
+}
+
+func writeResult(w io.Writer, format string, res *simulator.Result) error {
+	if format == "json" {
+		return output.WriteJSON(w, res)
+	}
+	return output.WriteText(w, res)
+}
+
+func reportTitle(files []string) string {
+	if len(files) == 1 {
+		return "Quokka simulation: " + files[0]
+	}
+	return fmt.Sprintf("Quokka simulation: %d inputs", len(files))
+}
+
+// isTerminal reports whether w is a terminal, where a progress line helps; in
+// tests and pipes it would only be noise.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,136 @@
+package output
+
+import (
+	"encoding/json"
+	"io"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/simulator"
+)
+
+// Document is the JSON output: {"events": [...], "final": {...}}, plus
+// "quotaUpdates" when Dynamic Quota Orchestration changed a quota.
+type Document struct {
+	Events       []Event       `json:"events"`
+	QuotaUpdates []QuotaUpdate `json:"quotaUpdates,omitempty"`
+	Final        Final         `json:"final"`
+}
+
+// Event is one timeline entry. time is in seconds from the start.
+type Event struct {
+	Time         float64                                   `json:"time"`
+	Type         simulator.EventType                       `json:"type"`
+	Workload     string                                    `json:"workload"`
+	ClusterQueue string                                    `json:"clusterQueue,omitempty"`
+	Flavors      map[string]map[corev1.ResourceName]string `json:"flavors,omitempty"`
+	Borrowing    bool                                      `json:"borrowing,omitempty"`
+	Preset       bool                                      `json:"preset,omitempty"`
+	Reason       string                                    `json:"reason,omitempty"`
+	Message      string                                    `json:"message,omitempty"`
+	Preemptor    string                                    `json:"preemptor,omitempty"`
+}
+
+// QuotaUpdate is a change made by Dynamic Quota Orchestration: new nominal quotas
+// of a ClusterQueue or Cohort, or an orchestrator's condition.
+type QuotaUpdate struct {
+	Time      float64                                   `json:"time"`
+	Object    string                                    `json:"object"`
+	Nominal   map[string]map[corev1.ResourceName]string `json:"nominal,omitempty"`
+	Condition string                                    `json:"condition,omitempty"`
+	Status    string                                    `json:"status,omitempty"`
+	Reason    string                                    `json:"reason,omitempty"`
+	Message   string                                    `json:"message,omitempty"`
+}
+
+// Final is the state at the end of the run (at --until when given).
+type Final struct {
+	Time          float64        `json:"time"`
+	Workloads     []Workload     `json:"workloads"`
+	ClusterQueues []ClusterQueue `json:"clusterQueues"`
+}
+
+// Workload is one workload's state at the end.
+type Workload struct {
+	Name         string                                    `json:"name"`
+	State        simulator.WorkloadState                   `json:"state"`
+	ClusterQueue string                                    `json:"clusterQueue,omitempty"`
+	Flavors      map[string]map[corev1.ResourceName]string `json:"flavors,omitempty"`
+	Reason       string                                    `json:"reason,omitempty"`
+	Message      string                                    `json:"message,omitempty"`
+}
+
+// ClusterQueue is a queue's usage at the end: per flavor, per resource, as
+// quantity strings; borrowed is the part above the nominal quota.
+type ClusterQueue struct {
+	Name     string                                    `json:"name"`
+	Usage    map[string]map[corev1.ResourceName]string `json:"usage"`
+	Borrowed map[string]map[corev1.ResourceName]string `json:"borrowed,omitempty"`
+	Pending  int                                       `json:"pending"`
+}
+
+// NewDocument converts a result into the JSON document.
+func NewDocument(r *simulator.Result) Document {
+	doc := Document{Events: make([]Event, 0, len(r.Events))}
+	for _, e := range r.Events {
+		doc.Events = append(doc.Events, Event{
+			Time: e.Time.Seconds(), Type: e.Type, Workload: e.Workload, ClusterQueue: e.ClusterQueue,
+			Flavors: e.Flavors, Borrowing: e.Borrowing, Preset: e.Preset, Reason: e.Reason, Message: e.Message, Preemptor: e.Preemptor,
+		})
+	}
+	for _, u := range r.QuotaUpdates {
+		doc.QuotaUpdates = append(doc.QuotaUpdates, QuotaUpdate{
+			Time: u.Time.Seconds(), Object: u.Object, Nominal: u.Nominal,
+			Condition: u.Condition, Status: u.Status, Reason: u.Reason, Message: u.Message,
+		})
+	}
+	doc.Final.Time = r.End.Seconds()
+	doc.Final.Workloads = make([]Workload, 0, len(r.Workloads))
+	for _, w := range r.Workloads {
+		doc.Final.Workloads = append(doc.Final.Workloads, Workload{
+			Name: w.Name, State: w.State, ClusterQueue: w.ClusterQueue, Flavors: w.Flavors, Reason: w.Reason, Message: w.Message,
+		})
+	}
+	doc.Final.ClusterQueues = make([]ClusterQueue, 0, len(r.Queues))
+	for _, q := range r.Queues {
+		usage := q.Usage()
+		borrowed := resources.Amounts{}
+		for fr, v := range usage {
+			if b := v - q.Quotas.Cells[fr].Nominal; b > 0 {
+				borrowed[fr] = b
+			}
+		}
+		cq := ClusterQueue{Name: q.Name, Usage: quantities(usage), Pending: q.PendingAtEnd()}
+		if len(borrowed) > 0 {
+			cq.Borrowed = quantities(borrowed)
+		}
+		doc.Final.ClusterQueues = append(doc.Final.ClusterQueues, cq)
+	}
+	sort.SliceStable(doc.Final.ClusterQueues, func(i, j int) bool { return doc.Final.ClusterQueues[i].Name < doc.Final.ClusterQueues[j].Name })
+	return doc
+}
+
+// quantities renders canonical amounts as quantity strings, flavor by resource.
+func quantities(a resources.Amounts) map[string]map[corev1.ResourceName]string {
+	out := map[string]map[corev1.ResourceName]string{}
+	for _, fr := range a.Keys() {
+		m := out[fr.Flavor]
+		if m == nil {
+			m = map[corev1.ResourceName]string{}
+			out[fr.Flavor] = m
+		}
+		q := resources.ToQuantity(fr.Resource, a[fr])
+		m[fr.Resource] = q.String()
+	}
+	return out
+}
+
+// WriteJSON writes the result as one indented JSON document. encoding/json sorts
+// map keys, and every list is in a defined order, so the bytes are stable.
+func WriteJSON(w io.Writer, r *simulator.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(NewDocument(r))
+}
