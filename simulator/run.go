@@ -143,15 +143,17 @@ func Run(docs []manifest.Document, opts Options) (*Result, error) {
 // defaults when there is none), the way the manager reads its file at start-up.
 func (s *sim) start() error {
 	cfg := configv1beta2.Default()
-	for _, d := range s.docs {
+	var src *manifest.Source
+	for i := range s.docs {
+		d := &s.docs[i]
 		if d.At > 0 {
 			break
 		}
 		if c, ok := d.Object.(*configv1beta2.Configuration); ok {
-			cfg = c
+			cfg, src = c, &d.Source
 		}
 	}
-	return s.useConfiguration(cfg, nil)
+	return s.useConfiguration(cfg, src)
 }
 
 // useConfiguration resolves the Configuration into engine options and builds a new

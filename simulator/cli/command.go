@@ -49,6 +49,8 @@ self-contained HTML page with charts.`,
   quokka simulate -f examples/gpu-cluster --until 15m --output json
   quokka simulate -f cluster/ -f week.yaml --report out/`,
 		Args: cobra.NoArgs,
+		// A failed simulation is not a usage error: print the error alone.
+		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSimulate(cmd, f)
 		},

@@ -28,7 +28,8 @@ day; 10% are high, 30% medium and 60% low priority. The cluster is sized so that
 the demand is --load of its GPUs on average. The same --seed gives the same files.`,
 		Example: `  quokka simulate generate --queues 1000 --cohorts 10 --jobs 100000 --seed 1 -o /tmp/week
   quokka simulate -f /tmp/week --output json > /tmp/week.json`,
-		Args: cobra.NoArgs,
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
 				return fmt.Errorf("-o/--output-dir is required")

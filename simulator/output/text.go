@@ -192,6 +192,9 @@ func nominalText(n map[string]map[corev1.ResourceName]string) string {
 
 func conditionText(q simulator.QuotaUpdate) string {
 	if q.Condition == "" {
+		if len(q.Nominal) == 0 {
+			return "effective quotas: none of its own"
+		}
 		return "effective nominal quota"
 	}
 	return fmt.Sprintf("%s=%s %s: %s", q.Condition, q.Status, q.Reason, q.Message)

@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// 002, "Worked example: three teams, 64 H100s", step 0: "Research ceiling: 32 +
+// min(16, 20) = 48 GPUs, which is six 8-GPU jobs. Allocated: 48 + 6 + 0 = 54.
+// Idle: 10."
+func TestSpecThreeTeamsStep0ResearchBursts(t *testing.T) {
+	t.Parallel()
+	doc := simulateJSON(t, "-f", repo("examples", "gpu-cluster"), "--until", "5m")
+	want := map[string]string{"research": "48", "product-training": "6", "eval": ""}
+	total := 0
+	for cq, gpus := range want {
+		if got := usage(t, doc, cq, "h100", "nvidia.com/gpu"); got != gpus {
+			t.Errorf("at 5m %s uses %q GPUs, want %q", cq, got, gpus)
+		}
+		var n int
+		fmt.Sscan(gpus, &n)
+		total += n
+	}
+	if total != 54 {
+		t.Errorf("allocated %d, want 54 (idle 10)", total)
+	}
+	for i := 1; i <= 6; i++ {
+		if w := workload(t, doc, fmt.Sprintf("research/sweep-%d", i)); w.State != "Admitted" {
+			t.Errorf("research/sweep-%d is %s, want Admitted", i, w.State)
+		}
+	}
+	if w := workload(t, doc, "research/sweep-7"); w.State != "Pending" || w.Reason != "BorrowingLimitReached" {
+		t.Errorf("research/sweep-7 = %s (%s), want Pending on BorrowingLimitReached", w.State, w.Reason)
+	}
+	if w := workload(t, doc, "product-training/ranker-v3"); w.State != "Admitted" || w.ClusterQueue != "product-training" {
+		t.Errorf("the preset product-training workload = %+v, want Admitted in product-training", w)
+	}
+	if got := eventsOf(doc, "Admitted"); len(got) != 7 || !got[0].Preset || got[0].Time != 0 {
+		t.Errorf("want 7 admissions at 0s, the first one the preset workload; got %+v", got)
+	}
+}
+
+// 002, step 1: "product-training submits a 16-GPU job. 6 + 16 = 22 ≤ 24 ... preempting
+// one 8-GPU research job is enough. Result: research 40, product-training 22, eval
+// 0. Total 62, free 2." The spec's prose says two jobs; its numbers say one, and
+// the simulator follows the numbers.
+func TestSpecThreeTeamsStep1ProductTrainingReclaims(t *testing.T) {
+	t.Parallel()
+	needs(t, caps().Preemption, "classic preemption (reclaimWithinCohort: Any)",
+		"exactly one research job Preempted at 10m by product-training/ranker-v4, which is then Admitted; research 40, product-training 22, eval 0")
+	doc := simulateJSON(t, "-f", repo("examples", "gpu-cluster"), "--until", "15m")
+	preempted := eventsOf(doc, "Preempted")
+	if len(preempted) != 1 {
+		t.Fatalf("want exactly one preemption by 15m, got %+v", preempted)
+	}
+	p := preempted[0]
+	if p.Time != 600 || p.ClusterQueue != "research" || p.Preemptor != "product-training/ranker-v4" {
+		t.Errorf("preemption = %+v; want a research job at 600s by product-training/ranker-v4", p)
+	}
+	if i, j := indexOf(doc, "Preempted", p.Workload), indexOf(doc, "Admitted", "product-training/ranker-v4"); j < 0 || i > j {
+		t.Errorf("the victim's Preempted (event %d) must come before the preemptor's Admitted (event %d)", i, j)
+	}
+	for cq, gpus := range map[string]string{"research": "40", "product-training": "22", "eval": ""} {
+		if got := usage(t, doc, cq, "h100", "nvidia.com/gpu"); got != gpus {
+			t.Errorf("at 15m %s uses %q GPUs, want %q", cq, got, gpus)
+		}
+	}
+}
+
+// 002, step 2: "eval submits an 8-GPU job ... one more research job is preempted.
+// Result: research 32 (borrowing 0), product-training 22, eval 8."
+func TestSpecThreeTeamsStep2EvalReclaims(t *testing.T) {
+	t.Parallel()
+	needs(t, caps().Preemption, "classic preemption (reclaimWithinCohort: Any)",
+		"a second research job Preempted at 20m by eval/benchmark-nightly; research 32 (borrowing 0), product-training 22, eval 8")
+	doc := simulateJSON(t, "-f", repo("examples", "gpu-cluster"))
+	preempted := eventsOf(doc, "Preempted")
+	if len(preempted) != 2 || preempted[1].Time != 1200 || preempted[1].Preemptor != "eval/benchmark-nightly" {
+		t.Fatalf("want two preemptions, the second at 1200s by eval/benchmark-nightly; got %+v", preempted)
+	}
+	for cq, gpus := range map[string]string{"research": "32", "product-training": "22", "eval": "8"} {
+		if got := usage(t, doc, cq, "h100", "nvidia.com/gpu"); got != gpus {
+			t.Errorf("at the end %s uses %q GPUs, want %q", cq, got, gpus)
+		}
+	}
+	for _, q := range doc.Final.ClusterQueues {
+		if q.Name == "research" && len(q.Borrowed) != 0 {
+			t.Errorf("research must borrow nothing at the end, borrows %v", q.Borrowed)
+		}
+	}
+	pending := 0
+	for _, w := range doc.Final.Workloads {
+		if strings.HasPrefix(w.Name, "research/") && w.State == "Pending" {
+			pending++
+		}
+	}
+	if pending != 3 {
+		t.Errorf("%d research jobs pending, want 3 (sweep-7 and the two preempted)", pending)
+	}
+}
+
+// 002, fair sharing worked example: "B submits a 4-GPU job ... 125 ≤ 125,
+// LessThanOrEqualToFinalShare holds and the A job is preempted. Both queues end
+// at 32 GPUs."
+func TestSpecFairSharingFourGPUJob(t *testing.T) {
+	t.Parallel()
+	needs(t, caps().FairSharing, "fair sharing (the Configuration's fairSharing block)",
+		"one team-a job Preempted at 10m by team-b/b-8; team-a 32 and team-b 32 GPUs")
+	doc := simulateJSON(t, "-f", repo("examples", "fair-sharing"))
+	preempted := eventsOf(doc, "Preempted")
+	if len(preempted) != 1 || preempted[0].ClusterQueue != "team-a" || preempted[0].Preemptor != "team-b/b-8" || preempted[0].Time != 600 {
+		t.Fatalf("want one team-a job preempted at 600s by team-b/b-8, got %+v", preempted)
+	}
+	for cq, gpus := range map[string]string{"team-a": "32", "team-b": "32", "team-c": ""} {
+		if got := usage(t, doc, cq, "h100", "nvidia.com/gpu"); got != gpus {
+			t.Errorf("%s uses %q GPUs, want %q", cq, got, gpus)
+		}
+	}
+}
+
+// 002, fair sharing: "B submits an 8-GPU job instead ... 187.5 ≤ 62.5 fails, and
+// LessThanInitialShare (187.5 < 187.5) also fails, so B waits."
+func TestSpecFairSharingEightGPUJobWaits(t *testing.T) {
+	t.Parallel()
+	needs(t, caps().FairSharing, "fair sharing (the Configuration's fairSharing block)",
+		"no preemption; team-b/b-8 (8 GPUs) Pending; team-a 36, team-b 28")
+	dir := t.TempDir()
+	copyDir(t, repo("examples", "fair-sharing"), dir)
+	trace := filepath.Join(dir, "trace.yaml")
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.LastIndex(string(data), `nvidia.com/gpu: "4"`)
+	eight := string(data[:i]) + `nvidia.com/gpu: "8"` + string(data[i+len(`nvidia.com/gpu: "4"`):])
+	if err := os.WriteFile(trace, []byte(eight), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := simulateJSON(t, "-f", dir)
+	if p := eventsOf(doc, "Preempted"); len(p) != 0 {
+		t.Errorf("flipping the imbalance gains nothing: want no preemption, got %+v", p)
+	}
+	if w := workload(t, doc, "team-b/b-8"); w.State != "Pending" {
+		t.Errorf("team-b/b-8 = %s, want Pending", w.State)
+	}
+	for cq, gpus := range map[string]string{"team-a": "36", "team-b": "28"} {
+		if got := usage(t, doc, cq, "h100", "nvidia.com/gpu"); got != gpus {
+			t.Errorf("%s uses %q GPUs, want %q", cq, got, gpus)
+		}
+	}
+}
+
+// 000, Caveats: "When capacity goes down, Kueue does not evict workloads that are
+// already admitted. Usage can be above the new quota for a while." And new
+// admissions follow the effective quotas.
+func TestDynamicQuotaExample(t *testing.T) {
+	t.Parallel()
+	ex := repo("examples", "dynamic-quota")
+
+	// 1h: capacity halved at 30m, quotas 16 and 16, usage still 32 and 32.
+	doc := simulateJSON(t, "-f", ex, "--until", "1h")
+	for _, cq := range []string{"vision", "speech"} {
+		if got := usage(t, doc, cq, "h100", "nvidia.com/gpu"); got != "32" {
+			t.Errorf("at 1h %s uses %q GPUs, want 32: admitted work is not evicted when capacity drops", cq, got)
+		}
+	}
+	if n := len(eventsOf(doc, "Preempted")) + len(eventsOf(doc, "Evicted")); n != 0 {
+		t.Errorf("a capacity drop must not evict anything; got %d evictions", n)
+	}
+	if w := workload(t, doc, "vision/vision-eval-1"); w.State != "Pending" {
+		t.Errorf("vision/vision-eval-1 = %s at 1h, want Pending (vision uses 32 of an effective 16)", w.State)
+	}
+	nominal := map[string][]string{}
+	for _, u := range doc.QuotaUpdates {
+		if g, ok := u.Nominal["h100"]["nvidia.com/gpu"]; ok {
+			nominal[u.Object] = append(nominal[u.Object], fmt.Sprintf("%gs=%s", u.Time, g))
+		}
+	}
+	for _, obj := range []string{"ClusterQueue vision", "ClusterQueue speech"} {
+		if got := strings.Join(nominal[obj], " "); got != "0s=32 1800s=16" {
+			t.Errorf("%s effective quotas by 1h: %q, want \"0s=32 1800s=16\"", obj, got)
+		}
+	}
+
+	// 2h5m: the first jobs are done; admissions follow the effective 16 + 16.
+	doc = simulateJSON(t, "-f", ex, "--until", "2h5m")
+	if got := usage(t, doc, "vision", "h100", "nvidia.com/gpu"); got != "8" {
+		t.Errorf("at 2h5m vision uses %q GPUs, want 8", got)
+	}
+	if got := usage(t, doc, "speech", "h100", "nvidia.com/gpu"); got != "24" {
+		t.Errorf("at 2h5m speech uses %q GPUs, want 24 (16 of its own, 8 borrowed from vision)", got)
+	}
+
+	// The end: capacity back at 2h30m, vision's four tuning jobs start at 2h45m.
+	doc = simulateJSON(t, "-f", ex)
+	for i := 1; i <= 4; i++ {
+		name := fmt.Sprintf("vision/vision-tune-%d", i)
+		at := indexOf(doc, "Admitted", name)
+		if at < 0 || doc.Events[at].Time != 9900 {
+			t.Errorf("%s must be admitted at 2h45m (9900s) once the capacity is back", name)
+		}
+	}
+	for _, w := range doc.Final.Workloads {
+		if w.State != "Finished" {
+			t.Errorf("%s is %s at the end, want Finished", w.Name, w.State)
+		}
+	}
+}
+
+// copyDir copies the manifests of an example so a test can change one.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
