@@ -258,4 +258,3 @@ func canonical(list corev1.ResourceList, path string) (resources.Requests, error
 func RequestOf(list corev1.ResourceList) (resources.Requests, error) {
 	return canonical(list, "spec.resource")
 }
-

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
+	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	"quokka.dev/quokka/engine/resources"
 )
 

@@ -5,8 +5,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
+	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 )
 
 // registeredPolicies are the values of koord-queue/queue-policy that the label may
