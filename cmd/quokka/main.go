@@ -9,13 +9,16 @@ import (
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	dqocontroller "quokka.dev/quokka/controllers/dqo"
 	"quokka.dev/quokka/internal/cli"
 )
 
 // controllers are set up, in this order, on the manager of `quokka manager`. Each
 // controller package exports a cli.Controller{Name, Setup}; register it here.
 func controllers() []cli.Controller {
-	return []cli.Controller{}
+	return []cli.Controller{
+		dqocontroller.Controller(), // only when the DynamicQuotaOrchestration gate is on
+	}
 }
 
 // subcommands are added to `quokka` next to manager and version, e.g.
