@@ -10,6 +10,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	dqocontroller "quokka.dev/quokka/controllers/dqo"
+	"quokka.dev/quokka/controllers/jobs/job"
+	"quokka.dev/quokka/controllers/jobs/webhooks"
 	"quokka.dev/quokka/internal/cli"
 )
 
@@ -18,6 +20,8 @@ import (
 func controllers() []cli.Controller {
 	return []cli.Controller{
 		dqocontroller.Controller(), // only when the DynamicQuotaOrchestration gate is on
+		job.Controller(),
+		webhooks.Controller(), // serving certificate managed in-process (cert-controller)
 	}
 }
 

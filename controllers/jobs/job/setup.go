@@ -1,0 +1,74 @@
+package job
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	configapi "quokka.dev/quokka/apis/config/v1beta2"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/internal/cli"
+)
+
+// OwnerJobIndex indexes Workloads by the name of the Job that controls them, so
+// that the Workloads of a deleted Job can be found without its UID.
+const OwnerJobIndex = "quokka.dev/owner-job"
+
+// Controller registers the Job reconciler with `quokka manager`.
+func Controller() cli.Controller {
+	return cli.Controller{Name: "job", Setup: func(mgr manager.Manager, _ *configapi.Configuration) error {
+		return Setup(mgr)
+	}}
+}
+
+// Setup adds the Job reconciler and its index to mgr.
+func Setup(mgr manager.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &kueue.Workload{}, OwnerJobIndex, IndexOwnerJob); err != nil {
+		return fmt.Errorf("indexing workloads by owner job: %w", err)
+	}
+	// Only labelled Jobs are watched through; a create, update or delete of any
+	// other Job is dropped before it reaches the queue. An update that removes the
+	// label still passes (the old object has it), and the reconciler then leaves
+	// the Job alone.
+	managed := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetLabels()[kueue.QueueNameLabel] != ""
+	})
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("job").
+		For(&batchv1.Job{}, builder.WithPredicates(predicate.Or(managed, labelRemoved()))).
+		Owns(&kueue.Workload{}).
+		Complete(&Reconciler{Client: mgr.GetClient()})
+	if err != nil {
+		return fmt.Errorf("creating job controller: %w", err)
+	}
+	return nil
+}
+
+// labelRemoved passes updates whose old object carried the queue label.
+func labelRemoved() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(_ event.CreateEvent) bool { return false },
+		DeleteFunc:  func(_ event.DeleteEvent) bool { return false },
+		GenericFunc: func(_ event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return e.ObjectOld.GetLabels()[kueue.QueueNameLabel] != ""
+		},
+	}
+}
+
+// IndexOwnerJob is the indexer of OwnerJobIndex.
+func IndexOwnerJob(o client.Object) []string {
+	ref := metav1.GetControllerOf(o)
+	if ref == nil || ref.Kind != jobGVK.Kind || ref.APIVersion != jobGVK.GroupVersion().String() {
+		return nil
+	}
+	return []string{ref.Name}
+}

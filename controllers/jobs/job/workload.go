@@ -1,0 +1,71 @@
+package job
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+// jobGVK is the kind of the Workloads' owner reference.
+var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
+
+// IsManaged reports whether Quokka manages the Job: only Jobs that name a
+// LocalQueue are queued, every other Job runs as if Quokka were not installed.
+func IsManaged(job *batchv1.Job) bool {
+	return QueueName(job) != ""
+}
+
+// QueueName is the LocalQueue that the Job's label names, or "".
+func QueueName(job *batchv1.Job) string {
+	return job.Labels[kueue.QueueNameLabel]
+}
+
+// podCount is the number of pods that run at once, which is what quota must cover:
+// parallelism (1 when unset), or completions when fewer pods ever run, as in Kueue.
+func podCount(job *batchv1.Job) int32 {
+	n := ptr.Deref(job.Spec.Parallelism, 1)
+	if c := job.Spec.Completions; c != nil && *c < n {
+		n = *c
+	}
+	return n
+}
+
+// NewWorkload builds the Workload of a managed Job: one pod set "main" with the
+// Job's pod template as submitted (before any flavor is injected, which is what
+// makes it the record to restore the template from on eviction), the queue of
+// the Job's label and the priority of its class. It reads the priority classes
+// through c and does not create anything.
+func NewWorkload(ctx context.Context, c client.Reader, job *batchv1.Job) (*kueue.Workload, error) {
+	if len(job.UID) == 0 {
+		return nil, fmt.Errorf("job %s/%s has no UID: it must be read from the API server", job.Namespace, job.Name)
+	}
+	ref, priority, err := resolvePriority(ctx, c, job)
+	if err != nil {
+		return nil, err
+	}
+	wl := &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            workloadNameFor(job),
+			Namespace:       job.Namespace,
+			Labels:          map[string]string{JobUIDLabel: string(job.UID)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, jobGVK)},
+		},
+		Spec: kueue.WorkloadSpec{
+			PodSets: []kueue.PodSet{{
+				Name:     kueue.DefaultPodSetName,
+				Template: *job.Spec.Template.DeepCopy(),
+				Count:    podCount(job),
+			}},
+			QueueName:        kueue.LocalQueueName(QueueName(job)),
+			PriorityClassRef: ref,
+			Priority:         &priority,
+		},
+	}
+	return wl, nil
+}

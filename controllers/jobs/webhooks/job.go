@@ -1,0 +1,114 @@
+// Package webhooks holds the admission webhooks of the job integration: the
+// mutating webhook that suspends managed Jobs at creation, and validating
+// webhooks for the checks that CEL on one object cannot make (another object must
+// be read). Checks that find a missing object only warn, as Kueue's do: objects
+// may be applied in any order, and a LocalQueue or ClusterQueue created later
+// makes the object work.
+package webhooks
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/controllers/jobs/job"
+)
+
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=localqueues;clusterqueues;workloads,verbs=get;list;watch
+
+// queueLabelPath is the field path of the queue-name label in error messages.
+var queueLabelPath = field.NewPath("metadata", "labels").Key(kueue.QueueNameLabel)
+
+// JobWebhook suspends and validates batch/v1 Jobs.
+type JobWebhook struct {
+	// Client reads LocalQueues and Workloads.
+	Client client.Reader
+}
+
+var (
+	_ admission.Defaulter[*batchv1.Job] = (*JobWebhook)(nil)
+	_ admission.Validator[*batchv1.Job] = (*JobWebhook)(nil)
+)
+
+// Default suspends a Job that names a LocalQueue, so that no pod starts before
+// its Workload is admitted; the Job controller unsuspends it on admission. Jobs
+// without the label are not touched. The webhook is called on create only.
+func (w *JobWebhook) Default(_ context.Context, j *batchv1.Job) error {
+	if job.IsManaged(j) {
+		j.Spec.Suspend = ptr.To(true)
+	}
+	return nil
+}
+
+// ValidateCreate warns when the Job names a LocalQueue that does not exist.
+func (w *JobWebhook) ValidateCreate(ctx context.Context, j *batchv1.Job) (admission.Warnings, error) {
+	return missingLocalQueueWarning(ctx, w.Client, j.Namespace, job.QueueName(j), queueLabelPath), nil
+}
+
+// ValidateUpdate rejects a change of the queue-name label while the Job is
+// admitted (running, or its Workload holds quota): the quota was charged to the
+// old queue's ClusterQueue, and moving the Job would charge the wrong one.
+func (w *JobWebhook) ValidateUpdate(ctx context.Context, old, j *batchv1.Job) (admission.Warnings, error) {
+	oldQueue, newQueue := job.QueueName(old), job.QueueName(j)
+	if oldQueue == newQueue {
+		return nil, nil
+	}
+	if oldQueue != "" {
+		admitted, err := w.isAdmitted(ctx, old)
+		if err != nil {
+			return nil, err
+		}
+		if admitted {
+			errs := field.ErrorList{field.Forbidden(queueLabelPath,
+				fmt.Sprintf("cannot change from %q to %q while the job is admitted; suspend it or wait until it finishes", oldQueue, newQueue))}
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
+		}
+	}
+	return missingLocalQueueWarning(ctx, w.Client, j.Namespace, newQueue, queueLabelPath), nil
+}
+
+// ValidateDelete allows every deletion.
+func (w *JobWebhook) ValidateDelete(context.Context, *batchv1.Job) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// isAdmitted: the Job runs, or its Workload has quota reserved.
+func (w *JobWebhook) isAdmitted(ctx context.Context, j *batchv1.Job) (bool, error) {
+	if !ptr.Deref(j.Spec.Suspend, false) {
+		return true, nil
+	}
+	wl := &kueue.Workload{}
+	err := w.Client.Get(ctx, client.ObjectKey{Namespace: j.Namespace, Name: job.WorkloadName(j.Name, j.UID)}, wl)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("getting the workload of job %s/%s: %w", j.Namespace, j.Name, err)
+	}
+	return wl.Status.Admission != nil, nil
+}
+
+// missingLocalQueueWarning returns a warning when queue names no LocalQueue in
+// namespace. Failing to look it up only warns too: a warning must never block.
+func missingLocalQueueWarning(ctx context.Context, c client.Reader, namespace, queue string, path *field.Path) admission.Warnings {
+	if queue == "" {
+		return nil
+	}
+	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: queue}, &kueue.LocalQueue{})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsNotFound(err):
+		return admission.Warnings{fmt.Sprintf("%s: LocalQueue %q does not exist in namespace %q; the workload stays pending until it is created", path, queue, namespace)}
+	default:
+		return admission.Warnings{fmt.Sprintf("%s: could not check that LocalQueue %q exists: %v", path, queue, err)}
+	}
+}

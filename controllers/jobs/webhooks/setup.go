@@ -1,0 +1,126 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	configapi "quokka.dev/quokka/apis/config/v1beta2"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/controllers/jobs/webhooks/certs"
+	"quokka.dev/quokka/internal/cli"
+)
+
+// Paths of the webhooks; config/webhook/manifests.yaml names the same.
+const (
+	MutateJobPath          = "/mutate-batch-v1-job"
+	ValidateJobPath        = "/validate-batch-v1-job"
+	ValidateLocalQueuePath = "/validate-kueue-x-k8s-io-v1beta2-localqueue"
+	ValidateWorkloadPath   = "/validate-kueue-x-k8s-io-v1beta2-workload"
+)
+
+// Options of Setup.
+type Options struct {
+	// ManageCerts runs the certificate rotator (package certs) and holds the
+	// webhook server back until its certificate is ready. Off when someone else
+	// provides the certificate (cert-manager, or envtest in tests).
+	ManageCerts bool
+}
+
+// Controller registers the webhooks with `quokka manager`, with the serving
+// certificate managed by the manager itself.
+func Controller() cli.Controller {
+	return ControllerWith(Options{ManageCerts: true})
+}
+
+// ControllerWith is Controller with explicit options.
+func ControllerWith(o Options) cli.Controller {
+	return cli.Controller{Name: "webhooks", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
+		return Setup(mgr, cfg, o)
+	}}
+}
+
+// Setup registers the webhooks on mgr's webhook server once its certificate is
+// ready. Asking the manager for its webhook server is what adds the server to
+// the manager, and a server added before its certificate is on disk fails to
+// start and stops the manager; so the handlers are registered by a runnable that
+// waits for the rotator. The readiness probe fails until the server serves.
+func Setup(mgr manager.Manager, cfg *configapi.Configuration, o Options) error {
+	r := &registrar{mgr: mgr}
+	if o.ManageCerts {
+		ns := ""
+		if cfg.Namespace != nil {
+			ns = *cfg.Namespace
+		}
+		ready, err := certs.Manage(mgr, certs.Options{Namespace: ns, CertDir: cfg.Webhook.CertDir})
+		if err != nil {
+			return err
+		}
+		r.ready = ready
+	} else {
+		ready := make(chan struct{})
+		close(ready)
+		r.ready = ready
+	}
+	if err := mgr.AddReadyzCheck("webhook-server", r.readyz); err != nil {
+		return fmt.Errorf("adding the webhook server's readiness check: %w", err)
+	}
+	if err := mgr.Add(r); err != nil {
+		return fmt.Errorf("adding the webhook registrar: %w", err)
+	}
+	return nil
+}
+
+// registrar registers the webhooks once the certificate is ready. It runs on
+// every replica, leader or not, since all of them serve admission requests.
+type registrar struct {
+	mgr     manager.Manager
+	ready   <-chan struct{}
+	started atomic.Pointer[healthz.Checker]
+}
+
+// NeedLeaderElection is false: followers serve webhooks too.
+func (r *registrar) NeedLeaderElection() bool { return false }
+
+// Start waits for the certificate, then registers the handlers, which adds and
+// starts the webhook server. The manager starts runnables on their own
+// goroutines, so waiting here delays nothing else.
+func (r *registrar) Start(ctx context.Context) error {
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	server := r.mgr.GetWebhookServer()
+	register(server.Register, r.mgr)
+	checker := server.StartedChecker()
+	r.started.Store(&checker)
+	<-ctx.Done()
+	return nil
+}
+
+// readyz fails until the handlers are registered and the server answers.
+func (r *registrar) readyz(req *http.Request) error {
+	checker := r.started.Load()
+	if checker == nil {
+		return errors.New("webhook certificate not ready yet")
+	}
+	return (*checker)(req)
+}
+
+// register adds the handlers; its first argument is the server's Register.
+func register(add func(string, http.Handler), mgr manager.Manager) {
+	c, s := mgr.GetClient(), mgr.GetScheme()
+	jobs := &JobWebhook{Client: c}
+	add(MutateJobPath, admission.WithDefaulter[*batchv1.Job](s, jobs))
+	add(ValidateJobPath, admission.WithValidator[*batchv1.Job](s, jobs))
+	add(ValidateLocalQueuePath, admission.WithValidator[*kueue.LocalQueue](s, &LocalQueueWebhook{Client: c}))
+	add(ValidateWorkloadPath, admission.WithValidator[*kueue.Workload](s, &WorkloadWebhook{Client: c}))
+}
