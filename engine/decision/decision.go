@@ -10,8 +10,8 @@ import (
 	"quokka.dev/quokka/engine/resources"
 )
 
-// Decision is one thing a driver must do. The concrete types are Admit, Pending
-// and Evict; Preempt will join them with the preemption issue.
+// Decision is one thing a driver must do. The concrete types are Admit, Pending,
+// Evict and Preempt.
 type Decision interface {
 	// WorkloadKey is the workload the decision is about.
 	WorkloadKey() types.NamespacedName

@@ -211,3 +211,60 @@ func (w *FlavorWrapper) Taint(key, value string, effect corev1.TaintEffect) *Fla
 	w.Spec.NodeTaints = append(w.Spec.NodeTaints, corev1.Taint{Key: key, Value: value, Effect: effect})
 	return w
 }
+
+// Preemption sets spec.preemption's reclaimWithinCohort and withinClusterQueue.
+func (w *ClusterQueueWrapper) Preemption(reclaim, within kueue.PreemptionPolicy) *ClusterQueueWrapper {
+	if w.Spec.Preemption == nil {
+		w.Spec.Preemption = &kueue.ClusterQueuePreemption{}
+	}
+	w.Spec.Preemption.ReclaimWithinCohort = reclaim
+	w.Spec.Preemption.WithinClusterQueue = within
+	return w
+}
+
+// BorrowWithinCohort sets spec.preemption.borrowWithinCohort to LowerPriority
+// with an optional threshold (nil for none).
+func (w *ClusterQueueWrapper) BorrowWithinCohort(threshold *int32) *ClusterQueueWrapper {
+	if w.Spec.Preemption == nil {
+		w.Spec.Preemption = &kueue.ClusterQueuePreemption{}
+	}
+	w.Spec.Preemption.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: kueue.BorrowWithinCohortPolicyLowerPriority, MaxPriorityThreshold: threshold}
+	return w
+}
+
+// WhenCanPreempt sets spec.flavorFungibility.whenCanPreempt.
+func (w *ClusterQueueWrapper) WhenCanPreempt(p kueue.FlavorFungibilityPolicy) *ClusterQueueWrapper {
+	if w.Spec.FlavorFungibility == nil {
+		w.Spec.FlavorFungibility = &kueue.FlavorFungibility{}
+	}
+	w.Spec.FlavorFungibility.WhenCanPreempt = p
+	return w
+}
+
+// FairWeight sets spec.fairSharing.weight.
+func (w *ClusterQueueWrapper) FairWeight(q string) *ClusterQueueWrapper {
+	v := resource.MustParse(q)
+	w.Spec.FairSharing = &kueue.FairSharing{Weight: &v}
+	return w
+}
+
+// AdmissionFairSharing sets spec.admissionScope.admissionMode to
+// UsageBasedAdmissionFairSharing.
+func (w *ClusterQueueWrapper) AdmissionFairSharing() *ClusterQueueWrapper {
+	w.Spec.AdmissionScope = &kueue.AdmissionScope{AdmissionMode: kueue.UsageBasedAdmissionFairSharing}
+	return w
+}
+
+// FairWeight sets the Cohort's spec.fairSharing.weight.
+func (w *CohortWrapper) FairWeight(q string) *CohortWrapper {
+	v := resource.MustParse(q)
+	w.Spec.FairSharing = &kueue.FairSharing{Weight: &v}
+	return w
+}
+
+// FairWeight sets the LocalQueue's spec.fairSharing.weight.
+func (w *LocalQueueWrapper) FairWeight(q string) *LocalQueueWrapper {
+	v := resource.MustParse(q)
+	w.Spec.FairSharing = &kueue.FairSharing{Weight: &v}
+	return w
+}

@@ -158,3 +158,12 @@ func (w *WorkloadWrapper) Finished() *WorkloadWrapper {
 	w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "Succeeded"})
 	return w
 }
+
+// QuotaReservedAt adds a QuotaReserved=True condition with that
+// lastTransitionTime (Epoch plus an offset), which preemption reads as the
+// admission time.
+func (w *WorkloadWrapper) QuotaReservedAt(offset time.Duration) *WorkloadWrapper {
+	w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue,
+		Reason: "QuotaReserved", LastTransitionTime: metav1.NewTime(Epoch.Add(offset))})
+	return w
+}

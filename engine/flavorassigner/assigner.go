@@ -64,7 +64,10 @@ type GroupOutcome struct {
 	PodSet    string
 	Resources []corev1.ResourceName
 	Chosen    string
-	Flavors   []FlavorOutcome
+	// PreemptFlavor, when Chosen is "", is the flavor where the pod set would
+	// fit after preemption (per whenCanPreempt), or "" when there is none.
+	PreemptFlavor string
+	Flavors       []FlavorOutcome
 }
 
 // Result is the assignment of a whole workload.
@@ -80,6 +83,19 @@ type Result struct {
 	Message string
 	// Groups holds per-flavor outcomes; filled when not Fits or when Explain is set.
 	Groups []GroupOutcome
+	// Preemption is set when not Fits but every pod set has flavors where it
+	// would fit if quota now in use were freed: the assignment that preemption
+	// should make room for.
+	Preemption *Assignment
+}
+
+// Assignment is a complete flavor assignment that does not fit yet.
+type Assignment struct {
+	PodSets []decision.PodSetAssignment
+	Usage   resources.Amounts
+	// Borrowing is true when, admitted, the workload would take its queue above
+	// nominal quota in some cell.
+	Borrowing bool
 }
 
 // Options tune an assignment.
@@ -87,6 +103,11 @@ type Options struct {
 	// Explain records per-flavor outcomes even when the workload fits (the fast
 	// path skips them).
 	Explain bool
+	// CanPreempt tells that the queue may preempt at all. Only then does
+	// whenCanPreempt: MayStopSearch stop the search at a flavor where the
+	// workload would fit after preemption; otherwise such a flavor is only a
+	// fallback, as with TryNextFlavor.
+	CanPreempt bool
 }
 
 // Assign finds flavors for the pod sets in queue cq. Flavors are tried in list
@@ -96,21 +117,22 @@ type Options struct {
 // first borrowing fit is the fallback. Earlier pod sets' assignments count against
 // later ones.
 func Assign(c *quota.Cache, cq *quota.ClusterQueue, podSets []workload.PodSet, opts Options) Result {
-	a := assigner{cache: c, cq: cq, explain: opts.Explain}
+	a := assigner{cache: c, cq: cq, explain: opts.Explain, canPreempt: opts.CanPreempt}
 	res := a.run(podSets)
 	if !res.Fits && !opts.Explain {
 		// Rerun, recording outcomes, only on failure: the message needs them and
 		// the admission fast path does not.
-		a = assigner{cache: c, cq: cq, explain: true}
+		a = assigner{cache: c, cq: cq, explain: true, canPreempt: opts.CanPreempt}
 		res = a.run(podSets)
 	}
 	return res
 }
 
 type assigner struct {
-	cache   *quota.Cache
-	cq      *quota.ClusterQueue
-	explain bool
+	cache      *quota.Cache
+	cq         *quota.ClusterQueue
+	explain    bool
+	canPreempt bool
 }
 
 func (a *assigner) run(podSets []workload.PodSet) Result {
@@ -149,15 +171,23 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 			if a.explain {
 				res.Groups = append(res.Groups, out)
 			}
-			if out.Chosen == "" {
-				res.Fits = false
-				res.PodSets, res.Usage = nil, nil
-				res.Reason, res.Message = explain(a.cache, a.cq, &out, len(podSets) > 1)
-				return res
+			chosen := out.Chosen
+			if chosen == "" {
+				if res.Fits {
+					res.Fits = false
+					res.Reason, res.Message = explain(a.cache, a.cq, &out, len(podSets) > 1)
+				}
+				if out.PreemptFlavor == "" {
+					res.PodSets, res.Usage, res.Borrowing = nil, nil, false
+					return res
+				}
+				// Keep going with the flavor preemption could free, so that the
+				// caller gets a whole assignment to preempt for.
+				chosen = out.PreemptFlavor
 			}
 			for _, r := range reqs {
-				psa.Flavors[r] = out.Chosen
-				fr := resources.FlavorResource{Flavor: out.Chosen, Resource: r}
+				psa.Flavors[r] = chosen
+				fr := resources.FlavorResource{Flavor: chosen, Resource: r}
 				res.Usage[fr] = resources.Add(res.Usage[fr], ps.Total[r])
 				if a.cq.Usage(fr)+res.Usage[fr] > nominal(a.cq, fr) {
 					res.Borrowing = true
@@ -165,6 +195,10 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 			}
 		}
 		res.PodSets = append(res.PodSets, psa)
+	}
+	if !res.Fits {
+		res.Preemption = &Assignment{PodSets: res.PodSets, Usage: res.Usage, Borrowing: res.Borrowing}
+		res.PodSets, res.Usage, res.Borrowing = nil, nil, false
 	}
 	return res
 }
@@ -181,7 +215,20 @@ func (a *assigner) group(g *quota.ResourceGroup, ps *workload.PodSet, reqs []cor
 		if a.explain {
 			out.Flavors = append(out.Flavors, fo)
 		}
-		if fo.Skipped != "" || fo.Mode != Fit {
+		if fo.Skipped != "" {
+			continue
+		}
+		if fo.Mode == Preempt && out.PreemptFlavor == "" {
+			out.PreemptFlavor = f
+			// whenCanPreempt: MayStopSearch takes the first flavor where
+			// preemption would make room, unless an earlier flavor already fits
+			// by borrowing; TryNextFlavor (the default) keeps looking for a
+			// flavor that fits as it is.
+			if a.canPreempt && fallback == "" && a.cq.WhenCanPreempt == kueue.MayStopSearch {
+				return out
+			}
+		}
+		if fo.Mode != Fit {
 			continue
 		}
 		if !fo.Borrow || a.cq.WhenCanBorrow != kueue.TryNextFlavor {
@@ -193,6 +240,9 @@ func (a *assigner) group(g *quota.ResourceGroup, ps *workload.PodSet, reqs []cor
 		}
 	}
 	out.Chosen = fallback
+	if out.Chosen != "" {
+		out.PreemptFlavor = ""
+	}
 	return out
 }
 
@@ -228,7 +278,9 @@ func (a *assigner) flavor(f string, ps *workload.PodSet, reqs []corev1.ResourceN
 				ro.Potential = a.cache.PotentialAvailable(a.cq, fr)
 			}
 			fo.Resources = append(fo.Resources, ro)
-		} else if fo.Mode != Fit {
+		} else if fo.Mode == NoFit {
+			// A Preempt resource keeps the loop going: a later resource may
+			// never fit, which makes the whole flavor NoFit.
 			return fo
 		}
 	}

@@ -46,7 +46,7 @@ func New(opts Options) *Cache {
 		byCQ:    map[string]map[types.NamespacedName]struct{}{},
 	}
 	c.tree = hierarchy.New[*ClusterQueue, *Cohort](func(tc *treeCohort) *Cohort {
-		return &Cohort{node: newNode(tc.Name()), tc: tc}
+		return &Cohort{node: newNode(tc.Name()), tc: tc, weight: DefaultWeight}
 	})
 	return c
 }
@@ -155,6 +155,7 @@ func (c *Cache) UpsertCohort(obj *kueue.Cohort) error {
 	co := tc.Value
 	co.Quotas = qs
 	co.quotas = qs.Cells
+	co.weight = weightOf(obj.Spec.FairSharing)
 	if oldParent != nil {
 		if _, still := c.tree.Cohort(oldParent.Name()); still {
 			c.refreshTreeOf(oldParent)
@@ -175,6 +176,7 @@ func (c *Cache) DeleteCohort(name string) {
 	if _, still := c.tree.Cohort(name); still {
 		tc.Value.Quotas = Quotas{}
 		tc.Value.quotas = map[resources.FlavorResource]Quota{}
+		tc.Value.weight = DefaultWeight
 		c.refreshTreeOf(tc)
 	}
 	if oldParent != nil {

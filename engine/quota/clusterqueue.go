@@ -25,6 +25,11 @@ type ClusterQueue struct {
 	WhenCanPreempt    kueue.FlavorFungibilityPolicy
 	StopPolicy        kueue.StopPolicy
 	Preemption        kueue.ClusterQueuePreemption
+	// AdmissionMode is spec.admissionScope.admissionMode, "" when unset.
+	AdmissionMode kueue.AdmissionMode
+
+	// weight is spec.fairSharing.weight in thousandths.
+	weight int64
 
 	tq *hierarchy.Queue[*ClusterQueue, *Cohort]
 }
@@ -104,6 +109,16 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 	}
 	if p := cq.Spec.Preemption; p != nil {
 		out.Preemption = *p.DeepCopy()
+	}
+	if out.Preemption.ReclaimWithinCohort == "" {
+		out.Preemption.ReclaimWithinCohort = kueue.PreemptionPolicyNever
+	}
+	if out.Preemption.WithinClusterQueue == "" {
+		out.Preemption.WithinClusterQueue = kueue.PreemptionPolicyNever
+	}
+	out.weight = weightOf(cq.Spec.FairSharing)
+	if sc := cq.Spec.AdmissionScope; sc != nil {
+		out.AdmissionMode = sc.AdmissionMode
 	}
 	for fr, q := range out.quotas {
 		out.subtree[fr] = q.Nominal

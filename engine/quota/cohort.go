@@ -11,7 +11,9 @@ import (
 type Cohort struct {
 	node
 	Quotas
-	tc *hierarchy.Cohort[*ClusterQueue, *Cohort]
+	// weight is spec.fairSharing.weight in thousandths.
+	weight int64
+	tc     *hierarchy.Cohort[*ClusterQueue, *Cohort]
 }
 
 // Name is the Cohort's name.

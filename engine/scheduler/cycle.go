@@ -25,17 +25,25 @@ import (
 // Forget when the API write fails. Every pending workload that was looked at and
 // not admitted gets a Pending decision, every cycle; drivers dedupe by reason.
 //
-// now is not used by the rules implemented so far; it is the time that backoff
-// and admission fair sharing will need.
+// A workload that does not fit may preempt (per its ClusterQueue's policies and
+// fair sharing): a Preempt decision names the victims and is followed by the
+// preemptor's Pending; the preemptor is admitted by a later cycle, after the
+// driver has confirmed the evictions with EvictWorkload.
+//
+// now stamps admissions (preemption takes the most recently admitted first)
+// and drives admission fair sharing's usage decay.
 func (s *Scheduler) Cycle(now time.Time) []Decision {
-	_ = now
+	s.now = now
 	var out []Decision
 	out = s.evictions(out)
 	out = s.unroutable(out)
+	s.settlePreemptions()
+	s.afsSample(now)
 	trees := s.treesToSchedule(&out)
 	for _, t := range trees {
 		out = s.scheduleTree(t, out)
 	}
+	s.releasePhantoms()
 	return out
 }
 
@@ -188,8 +196,11 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	s.detach(r)
 	r.admission = &workload.Admission{ClusterQueue: q.Name(), PodSets: res.PodSets, Usage: res.Usage}
 	r.borrowing = res.Borrowing
+	r.admittedAt = s.now
 	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
 	s.attachAdmitted(r, StateAssumed)
+	s.dropPreemption(r.info.Key)
+	s.afsPenalty(q, r)
 	return Admit{Workload: r.info.Key, ClusterQueue: q.Name(), PodSets: clonePodSets(res.PodSets), Borrowing: res.Borrowing}
 }
 

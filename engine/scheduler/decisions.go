@@ -9,6 +9,8 @@ type (
 	Admit            = decision.Admit
 	Pending          = decision.Pending
 	Evict            = decision.Evict
+	Preempt          = decision.Preempt
+	Victim           = decision.Victim
 	PodSetAssignment = decision.PodSetAssignment
 )
 
@@ -28,6 +30,12 @@ const (
 	ReasonBlockedByStrictFIFOHead   = decision.ReasonBlockedByStrictFIFOHead
 	ReasonInactive                  = decision.ReasonInactive
 	ReasonInvalid                   = decision.ReasonInvalid
+	ReasonWaitingForPreemption      = decision.ReasonWaitingForPreemption
+
+	PreemptionInClusterQueue                = decision.PreemptionInClusterQueue
+	PreemptionInCohortReclamation           = decision.PreemptionInCohortReclamation
+	PreemptionInCohortReclaimWhileBorrowing = decision.PreemptionInCohortReclaimWhileBorrowing
+	PreemptionInCohortFairSharing           = decision.PreemptionInCohortFairSharing
 
 	EvictReasonClusterQueueStopped = decision.EvictReasonClusterQueueStopped
 	EvictReasonLocalQueueStopped   = decision.EvictReasonLocalQueueStopped

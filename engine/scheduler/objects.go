@@ -48,8 +48,13 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 		stop = *lq.Spec.StopPolicy
 	}
 	cq := string(lq.Spec.ClusterQueue)
+	weight := int64(1000)
+	if fs := lq.Spec.FairSharing; fs != nil && fs.Weight != nil {
+		weight = max(0, fs.Weight.MilliValue())
+	}
 	if old, ok := s.localQueues[key]; ok {
 		old.stop = stop
+		old.weight = weight
 		if old.cq == cq {
 			return
 		}
@@ -57,7 +62,7 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 		old.cq = cq
 		s.indexLQ(old)
 	} else {
-		nl := &localQueue{key: key, cq: cq, stop: stop}
+		nl := &localQueue{key: key, cq: cq, stop: stop, weight: weight}
 		s.localQueues[key] = nl
 		s.indexLQ(nl)
 	}

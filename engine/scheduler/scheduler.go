@@ -1,10 +1,14 @@
 package scheduler
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	config "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/fairsharing"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/workload"
 )
@@ -16,7 +20,16 @@ type Options struct {
 	// status.effectiveQuotas != nil, its effectiveQuotas.resourceGroups replace
 	// spec.resourceGroups (an empty list is used as is, with no fallback).
 	DynamicQuotaOrchestration bool
-	// FairSharing and AdmissionFairSharing options join here with their issues.
+	// FairSharing turns fair sharing on (the Configuration's fairSharing block,
+	// already validated): admission orders a cohort's queues by share, lowest
+	// first, and preemption uses the strategies in the order given. nil keeps
+	// classic, first-come first-served borrowing.
+	FairSharing *config.FairSharing
+	// AdmissionFairSharing tunes admission fair sharing (the Configuration's
+	// admissionFairSharing block, already validated). ClusterQueues with
+	// spec.admissionScope.admissionMode UsageBasedAdmissionFairSharing use it;
+	// nil leaves them in plain queue order.
+	AdmissionFairSharing *config.AdmissionFairSharing
 }
 
 // Scheduler holds the engine's state. It is not safe for concurrent use.
@@ -43,12 +56,28 @@ type Scheduler struct {
 	// lists holds the ordered pending workloads per ClusterQueue name.
 	lists map[string]*pendingList
 	gen   uint64
+
+	// strategies is Options.FairSharing resolved; nil without fair sharing.
+	strategies []fairsharing.Strategy
+	// preempting holds, per preemptor, the victims it asked to evict and the
+	// assignment it waits to get; victimOf maps each such victim back.
+	preempting map[types.NamespacedName]*inflight
+	victimOf   map[types.NamespacedName]types.NamespacedName
+	// phantoms are the charges made for waiting preemptors during a cycle.
+	phantoms []types.NamespacedName
+	// now is the time of the running cycle.
+	now time.Time
+	// afs is the admission fair sharing state; nil when off.
+	afs *afsState
 }
 
 type localQueue struct {
 	key  types.NamespacedName
 	cq   string
 	stop kueue.StopPolicy
+	// weight is spec.fairSharing.weight in thousandths, for admission fair
+	// sharing.
+	weight int64
 }
 
 func (lq *localQueue) stopped() bool {
@@ -77,6 +106,9 @@ type record struct {
 	gen       uint64
 	admission *workload.Admission
 	borrowing bool
+	// admittedAt is when it got quota: the cycle's now for assumed admissions,
+	// else the QuotaReserved condition's time.
+	admittedAt time.Time
 }
 
 func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }
@@ -97,7 +129,29 @@ func New(opts Options) *Scheduler {
 		admittedByLQ: map[types.NamespacedName]map[types.NamespacedName]*record{},
 		deactivated:  map[types.NamespacedName]*record{},
 		lists:        map[string]*pendingList{},
+		preempting:   map[types.NamespacedName]*inflight{},
+		victimOf:     map[types.NamespacedName]types.NamespacedName{},
+		strategies:   strategiesOf(opts.FairSharing),
+		afs:          newAFS(opts.AdmissionFairSharing),
 	}
+}
+
+// strategiesOf resolves the validated strategy list; an unknown name (which
+// validation rejects) is skipped rather than failing New.
+func strategiesOf(fs *config.FairSharing) []fairsharing.Strategy {
+	if fs == nil {
+		return nil
+	}
+	var out []fairsharing.Strategy
+	for _, n := range fs.PreemptionStrategies {
+		if st, err := fairsharing.Strategies([]config.PreemptionStrategy{n}); err == nil {
+			out = append(out, st...)
+		}
+	}
+	if len(out) == 0 {
+		out = []fairsharing.Strategy{fairsharing.LessThanOrEqualToFinalShare, fairsharing.LessThanInitialShare}
+	}
+	return out
 }
 
 // Cache exposes the quota cache read-only for packages built on the scheduler

@@ -15,6 +15,8 @@ type run struct {
 	list   *pendingList
 	pos    int
 	strict bool
+	// byLQ, for admission fair sharing, splits the list by LocalQueue.
+	byLQ *lqRuns
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -36,14 +38,20 @@ type head struct {
 func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	var ver uint64
 	h := &headHeap{}
+	if s.strategies != nil {
+		h.fair = s
+	}
 	for _, q := range t.queues {
 		rn := &run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
+		if s.usesAFS(q) {
+			rn.byLQ = splitByLQ(rn.list)
+		}
 		out = s.pushNext(rn, h, ver, out)
 	}
 	for h.Len() > 0 {
 		hd := h.pop()
 		if hd.ver != ver {
-			res := flavorassigner.Assign(s.cache, hd.run.q, hd.r.info.PodSets, flavorassigner.Options{})
+			res := flavorassigner.Assign(s.cache, hd.run.q, hd.r.info.PodSets, s.assignOptions(hd.run.q))
 			hd.ver = ver
 			if !res.Fits {
 				out = s.notAdmitted(hd.run, hd.r, &res, h, ver, out)
@@ -66,32 +74,55 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 // pushNext advances a queue to its next candidate that fits now and pushes it;
 // candidates that do not fit are settled as pending on the way.
 func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) []Decision {
-	for rn.pos < len(rn.list.sorted) {
-		e := rn.list.sorted[rn.pos]
-		rn.pos++
-		if !e.valid() {
-			continue
+	for {
+		e, ok := s.nextEntry(rn)
+		if !ok {
+			return out
 		}
 		if d, filtered := s.filter(rn.q, e.r); filtered {
 			out = append(out, d)
 			continue
 		}
-		res := flavorassigner.Assign(s.cache, rn.q, e.r.info.PodSets, flavorassigner.Options{})
+		if d, busy := s.waiting(rn.q, e.r); busy {
+			out = append(out, d)
+			if rn.strict {
+				return s.blockRest(rn, e.r, out)
+			}
+			continue
+		}
+		res := flavorassigner.Assign(s.cache, rn.q, e.r.info.PodSets, s.assignOptions(rn.q))
 		if res.Fits {
 			h.push(&head{run: rn, r: e.r, res: res, ver: ver})
 			return out
 		}
-		out = append(out, Pending{Workload: e.r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message})
+		var preempted bool
+		out, preempted = s.settleUnfit(rn, e.r, &res, out)
+		if preempted {
+			// The preemptor's reservation changed the tree: heads evaluated
+			// before must be evaluated again.
+			h.invalidate()
+		}
 		if rn.strict {
 			return s.blockRest(rn, e.r, out)
 		}
 	}
-	return out
+}
+
+// settleUnfit preempts for a workload that does not fit, when its queue may,
+// or leaves it pending with the assigner's reason.
+func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
+	if out, ok := s.tryPreempt(rn.q, r, res, out); ok {
+		return out, true
+	}
+	return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message}), false
 }
 
 // notAdmitted settles a head that stopped fitting and moves its queue on.
 func (s *Scheduler) notAdmitted(rn *run, r *record, res *flavorassigner.Result, h *headHeap, ver uint64, out []Decision) []Decision {
-	out = append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message})
+	out, preempted := s.settleUnfit(rn, r, res, out)
+	if preempted {
+		h.invalidate()
+	}
 	if rn.strict {
 		return s.blockRest(rn, r, out)
 	}
@@ -101,10 +132,10 @@ func (s *Scheduler) notAdmitted(rn *run, r *record, res *flavorassigner.Result, 
 // blockRest settles everything behind a StrictFIFO head that does not fit.
 func (s *Scheduler) blockRest(rn *run, blocker *record, out []Decision) []Decision {
 	msg := fmt.Sprintf("ClusterQueue %s uses StrictFIFO and the older workload %s, which does not fit, is ahead", rn.q.Name(), blocker.info.Key)
-	for ; rn.pos < len(rn.list.sorted); rn.pos++ {
-		e := rn.list.sorted[rn.pos]
-		if !e.valid() {
-			continue
+	for {
+		e, ok := s.nextEntry(rn)
+		if !ok {
+			return out
 		}
 		if d, filtered := s.filter(rn.q, e.r); filtered {
 			out = append(out, d)
@@ -112,17 +143,35 @@ func (s *Scheduler) blockRest(rn *run, blocker *record, out []Decision) []Decisi
 		}
 		out = append(out, Pending{Workload: e.r.info.Key, ClusterQueue: rn.q.Name(), Reason: ReasonBlockedByStrictFIFOHead, Message: msg})
 	}
-	return out
 }
 
 // headHeap is a binary min-heap of heads, written out so that pushes do not box
-// values into interfaces as container/heap would.
-type headHeap struct{ items []*head }
+// values into interfaces as container/heap would. With fair sharing (fair set)
+// the order depends on shares that every admission changes, so it is a plain
+// list and pop runs the fair-sharing tournament.
+type headHeap struct {
+	items []*head
+	fair  *Scheduler
+}
 
 func (h *headHeap) Len() int { return len(h.items) }
 
+// staleVer marks heads that must be evaluated again whatever the version.
+const staleVer = ^uint64(0)
+
+// invalidate marks every head for evaluation again: usage grew other than by
+// an admission (a preemptor's reservation).
+func (h *headHeap) invalidate() {
+	for _, hd := range h.items {
+		hd.ver = staleVer
+	}
+}
+
 func (h *headHeap) push(x *head) {
 	h.items = append(h.items, x)
+	if h.fair != nil {
+		return
+	}
 	i := len(h.items) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -135,6 +184,15 @@ func (h *headHeap) push(x *head) {
 }
 
 func (h *headHeap) pop() *head {
+	if h.fair != nil {
+		i := h.fair.fairPick(h.items)
+		top := h.items[i]
+		last := len(h.items) - 1
+		h.items[i] = h.items[last]
+		h.items[last] = nil
+		h.items = h.items[:last]
+		return top
+	}
 	top := h.items[0]
 	last := len(h.items) - 1
 	h.items[0] = h.items[last]

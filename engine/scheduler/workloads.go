@@ -45,6 +45,9 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		s.cache.Release(info.Key)
 		r.state, r.admission = StateFinished, nil
 	case info.Admission != nil:
+		if !info.QuotaReservedAt.IsZero() || prev != StateAssumed {
+			r.admittedAt = info.QuotaReservedAt
+		}
 		r.admission = info.Admission
 		s.cache.Charge(info.Key, info.Admission.ClusterQueue, info.Admission.Usage)
 		s.attachAdmitted(r, StateAdmitted)

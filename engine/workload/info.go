@@ -50,6 +50,10 @@ type Info struct {
 	PodSets       []PodSet
 	// Admission is set when status.admission is.
 	Admission *Admission
+	// QuotaReservedAt is the lastTransitionTime of a QuotaReserved=True
+	// condition, zero without one; preemption takes the most recently admitted
+	// workloads first.
+	QuotaReservedAt time.Time
 }
 
 // FromAPI converts a Workload. Errors name the field path of the quantity that
@@ -62,6 +66,9 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 		QueueName: string(wl.Spec.QueueName),
 		Active:    wl.Spec.Active == nil || *wl.Spec.Active,
 		Finished:  meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished),
+	}
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved); c != nil && c.Status == "True" {
+		info.QuotaReservedAt = c.LastTransitionTime.Time
 	}
 	if wl.Spec.Priority != nil {
 		p := *wl.Spec.Priority

@@ -1,0 +1,174 @@
+package preemption
+
+import (
+	"slices"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/decision"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// Find returns the workloads to evict so that p fits in q, or nil when no
+// allowed set of evictions makes it fit. The cache is unchanged on return.
+func Find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, opts Options) []Target {
+	if p.Assignment == nil {
+		return nil
+	}
+	frs := needs(c, q, p.Assignment.Usage)
+	if len(frs) == 0 {
+		return nil
+	}
+	if len(opts.FairSharing) > 0 {
+		return fairSharing(c, q, p, src, frs, opts.FairSharing)
+	}
+	return classic(c, q, p, src, frs)
+}
+
+// classic follows Kueue's classic preemption. A queue that stays within its
+// nominal quota with the workload admitted may reclaim from borrowing queues
+// of the cohort (reclaimWithinCohort); a workload that needs to borrow may
+// preempt only in its own queue (withinClusterQueue), or, under
+// borrowWithinCohort, lower-priority workloads of borrowing queues.
+func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) []Target {
+	all := candidates(c, q, p, src, frs)
+	if len(all) == 0 {
+		return nil
+	}
+	var own []*Candidate
+	for _, cand := range all {
+		if cand.ClusterQueue == q.Name() {
+			own = append(own, cand)
+		}
+	}
+	withinNominal := true
+	for fr := range frs {
+		if q.Usage(fr)+p.Assignment.Usage[fr] > q.Nominal(fr) {
+			withinNominal = false
+		}
+	}
+	if len(own) < len(all) && withinNominal {
+		if t := minimal(c, q, p, all, false); t != nil {
+			return t
+		}
+	}
+	if bwc := q.Preemption.BorrowWithinCohort; bwc != nil && bwc.Policy == kueue.BorrowWithinCohortPolicyLowerPriority && len(own) < len(all) {
+		var allowed []*Candidate
+		for _, cand := range all {
+			if cand.ClusterQueue == q.Name() ||
+				(cand.Priority < p.Priority && (bwc.MaxPriorityThreshold == nil || cand.Priority <= *bwc.MaxPriorityThreshold)) {
+				allowed = append(allowed, cand)
+			}
+		}
+		return minimal(c, q, p, allowed, true)
+	}
+	return minimal(c, q, p, own, true)
+}
+
+// candidates lists, in preemption order, the admitted workloads that the
+// queue's policies allow p to preempt and that use a cell p is short of.
+func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) []*Candidate {
+	var out []*Candidate
+	pol := q.Preemption
+	c.TreeQueues(q, func(o *quota.ClusterQueue) {
+		own := o == q
+		if own && pol.WithinClusterQueue == kueue.PreemptionPolicyNever {
+			return
+		}
+		if !own && (pol.ReclaimWithinCohort == kueue.PreemptionPolicyNever || !borrowingIn(o, frs)) {
+			return
+		}
+		for _, cand := range src.Admitted(o.Name()) {
+			if !usesAny(cand.Usage, frs) {
+				continue
+			}
+			if own && !withinQueueAllowed(pol.WithinClusterQueue, cand, p) {
+				continue
+			}
+			if !own && pol.ReclaimWithinCohort == kueue.PreemptionPolicyLowerPriority && cand.Priority >= p.Priority {
+				continue
+			}
+			out = append(out, cand)
+		}
+	})
+	slices.SortFunc(out, func(a, b *Candidate) int {
+		if less(a, b, q.Name()) {
+			return -1
+		}
+		if less(b, a, q.Name()) {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// withinQueueAllowed applies withinClusterQueue: LowerPriority takes strictly
+// lower priorities; LowerOrNewerEqualPriority also equal priorities created
+// after the preemptor.
+func withinQueueAllowed(pol kueue.PreemptionPolicy, cand *Candidate, p *Preemptor) bool {
+	switch pol {
+	case kueue.PreemptionPolicyLowerPriority:
+		return cand.Priority < p.Priority
+	case kueue.PreemptionPolicyLowerOrNewerEqualPriority:
+		return cand.Priority < p.Priority || (cand.Priority == p.Priority && cand.Created.After(p.Created))
+	}
+	return false
+}
+
+// minimal removes candidates in order until p fits, skipping those of queues
+// that stopped borrowing on the way, then tries to put back every victim but
+// the last, in reverse order, keeping out only those it still needs: the
+// smallest set in Kueue's sense.
+func minimal(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, cands []*Candidate, allowBorrowing bool) []Target {
+	s := &sim{cache: c}
+	defer s.undo()
+	frs := needs(c, q, p.Assignment.Usage)
+	var victims []*Candidate
+	found := false
+	for _, cand := range cands {
+		if cand.ClusterQueue != q.Name() {
+			o, ok := c.ClusterQueue(cand.ClusterQueue)
+			if !ok || !borrowingIn(o, frs) {
+				continue
+			}
+		}
+		s.remove(cand)
+		victims = append(victims, cand)
+		if fits(c, q, p.Assignment.Usage, allowBorrowing) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil
+	}
+	victims = fillBack(c, q, p, s, victims, allowBorrowing)
+	out := make([]Target, 0, len(victims))
+	for _, v := range victims {
+		out = append(out, Target{Candidate: v, Reason: classicReason(q, p, v)})
+	}
+	return out
+}
+
+func fillBack(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, s *sim, victims []*Candidate, allowBorrowing bool) []*Candidate {
+	for i := len(victims) - 2; i >= 0; i-- {
+		s.restore(victims[i])
+		if fits(c, q, p.Assignment.Usage, allowBorrowing) {
+			victims = append(victims[:i], victims[i+1:]...)
+			continue
+		}
+		s.remove(victims[i])
+	}
+	return victims
+}
+
+func classicReason(q *quota.ClusterQueue, p *Preemptor, v *Candidate) string {
+	switch {
+	case v.ClusterQueue == q.Name():
+		return decision.PreemptionInClusterQueue
+	case p.Assignment.Borrowing:
+		return decision.PreemptionInCohortReclaimWhileBorrowing
+	}
+	return decision.PreemptionInCohortReclamation
+}

@@ -1,0 +1,90 @@
+package preemption
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// sim removes candidates from the cache one by one and can put them back; undo
+// restores every removal, so that a search leaves the cache as it found it.
+type sim struct {
+	cache   *quota.Cache
+	removed []*Candidate
+}
+
+func (s *sim) remove(c *Candidate) {
+	s.cache.Release(c.Key)
+	s.removed = append(s.removed, c)
+}
+
+// restore puts one removed candidate back.
+func (s *sim) restore(c *Candidate) {
+	s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
+	for i, r := range s.removed {
+		if r == c {
+			s.removed = append(s.removed[:i], s.removed[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *sim) undo() {
+	for i := len(s.removed) - 1; i >= 0; i-- {
+		c := s.removed[i]
+		s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
+	}
+	s.removed = s.removed[:0]
+}
+
+// fits tells whether usage fits in q now; without allowBorrowing the queue must
+// also stay within its nominal quota in every cell.
+func fits(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts, allowBorrowing bool) bool {
+	for fr, v := range usage {
+		if v > c.Available(q, fr).Available {
+			return false
+		}
+		if !allowBorrowing && q.Usage(fr)+v > q.Nominal(fr) {
+			return false
+		}
+	}
+	return true
+}
+
+// needs lists the cells where usage does not fit now: only workloads using one
+// of them can help.
+func needs(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts) map[resources.FlavorResource]bool {
+	out := map[resources.FlavorResource]bool{}
+	for fr, v := range usage {
+		if v > c.Available(q, fr).Available {
+			out[fr] = true
+		}
+	}
+	return out
+}
+
+func usesAny(usage resources.Amounts, frs map[resources.FlavorResource]bool) bool {
+	for fr, v := range usage {
+		if v > 0 && frs[fr] {
+			return true
+		}
+	}
+	return false
+}
+
+// borrowingIn tells whether q uses more than its nominal quota in one of frs.
+func borrowingIn(q *quota.ClusterQueue, frs map[resources.FlavorResource]bool) bool {
+	for fr := range frs {
+		if q.Borrowed(fr) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// phantomKey charges a preemptor's assignment while its share is measured; no
+// real workload has an empty namespace.
+func phantomKey(k types.NamespacedName) types.NamespacedName {
+	return types.NamespacedName{Name: "preemptor/" + k.Namespace + "/" + k.Name}
+}

@@ -1,0 +1,53 @@
+package preemption
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"quokka.dev/quokka/engine/fairsharing"
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// Candidate is an admitted workload that could be preempted.
+type Candidate struct {
+	Key          types.NamespacedName
+	UID          types.UID
+	ClusterQueue string
+	Priority     int32
+	Created      time.Time
+	// AdmittedAt is when it got its quota reservation; the most recently
+	// admitted are preempted first, since they lose the least work.
+	AdmittedAt time.Time
+	Usage      resources.Amounts
+}
+
+// Preemptor is the pending workload that needs room.
+type Preemptor struct {
+	Key      types.NamespacedName
+	UID      types.UID
+	Priority int32
+	Created  time.Time
+	// Assignment is the flavor assignment preemption must make room for.
+	Assignment *flavorassigner.Assignment
+}
+
+// Source lists the workloads holding quota in a ClusterQueue that may still be
+// chosen (the scheduler leaves out those already being evicted).
+type Source interface {
+	Admitted(cq string) []*Candidate
+}
+
+// Options select the algorithm.
+type Options struct {
+	// FairSharing holds the Configuration's strategies in order; nil or empty
+	// selects classic preemption.
+	FairSharing []fairsharing.Strategy
+}
+
+// Target is a workload to evict and the reason for its Preempted condition.
+type Target struct {
+	*Candidate
+	Reason string
+}

@@ -1,0 +1,130 @@
+package quota
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// DefaultWeight is spec.fairSharing.weight when unset, in thousandths.
+const DefaultWeight int64 = 1000
+
+// weightOf converts spec.fairSharing.weight to thousandths, so that fair-sharing
+// decisions compare integers; a negative weight (rejected by the API server) is
+// treated as 0.
+func weightOf(fs *kueue.FairSharing) int64 {
+	if fs == nil || fs.Weight == nil {
+		return DefaultWeight
+	}
+	return max(0, weightMilli(fs.Weight))
+}
+
+func weightMilli(q *resource.Quantity) int64 { return q.MilliValue() }
+
+// FairNode is what fair sharing reads of a ClusterQueue or Cohort: its weight,
+// its parent and, per cell, the quota its subtree holds and the usage it
+// accounts for. Both *ClusterQueue and *Cohort implement it.
+type FairNode interface {
+	// NodeName is the object's name.
+	NodeName() string
+	// IsCohort tells a Cohort from a ClusterQueue with the same name.
+	IsCohort() bool
+	// FairWeight is spec.fairSharing.weight in thousandths.
+	FairWeight() int64
+	// ParentCohort is the node's cohort, nil for a root or a queue without one.
+	ParentCohort() *Cohort
+	// EachBorrowed calls f for every cell where the node uses more than its
+	// subtree quota, with the amount above it.
+	EachBorrowed(f func(fr resources.FlavorResource, borrowed int64))
+	// BorrowedOf is the amount above subtree quota for one cell.
+	BorrowedOf(fr resources.FlavorResource) int64
+}
+
+func (n *node) EachBorrowed(f func(fr resources.FlavorResource, borrowed int64)) {
+	for fr, u := range n.usage {
+		if b := u - n.subtree[fr]; b > 0 {
+			f(fr, b)
+		}
+	}
+}
+
+func (n *node) BorrowedOf(fr resources.FlavorResource) int64 {
+	return max(0, n.usage[fr]-n.subtree[fr])
+}
+
+// NodeName is the queue's name.
+func (q *ClusterQueue) NodeName() string { return q.name }
+
+// IsCohort is false for a ClusterQueue.
+func (q *ClusterQueue) IsCohort() bool { return false }
+
+// FairWeight is spec.fairSharing.weight in thousandths (default 1000).
+func (q *ClusterQueue) FairWeight() int64 { return q.weight }
+
+// ParentCohort is the queue's cohort, or nil.
+func (q *ClusterQueue) ParentCohort() *Cohort {
+	if c := q.tq.Cohort(); c != nil {
+		return c.Value
+	}
+	return nil
+}
+
+// NodeName is the cohort's name.
+func (c *Cohort) NodeName() string { return c.name }
+
+// IsCohort is true for a Cohort.
+func (c *Cohort) IsCohort() bool { return true }
+
+// FairWeight is spec.fairSharing.weight in thousandths (default 1000; implicit
+// cohorts have the default).
+func (c *Cohort) FairWeight() int64 { return c.weight }
+
+// ParentCohort is the cohort's parent, or nil for a root (or in a cycle, where
+// fair sharing does not apply since the queues are inactive).
+func (c *Cohort) ParentCohort() *Cohort {
+	if c.tc.HasCycle() {
+		return nil
+	}
+	if p := c.tc.Parent(); p != nil {
+		return p.Value
+	}
+	return nil
+}
+
+// LendableOf is the subtree quota of a resource summed over flavors: the
+// denominator of the share of each of the cohort's children.
+func (c *Cohort) LendableOf(r corev1.ResourceName) int64 {
+	var sum int64
+	for fr, v := range c.subtree {
+		if fr.Resource == r {
+			sum = resources.Add(sum, v)
+		}
+	}
+	return sum
+}
+
+// TreeQueues calls f for every ClusterQueue that shares quota with q: the
+// queues under q's root cohort, or q alone when it has no cohort (or its chain
+// has a cycle). Preemption looks for candidates there.
+func (c *Cache) TreeQueues(q *ClusterQueue, f func(*ClusterQueue)) {
+	tc := q.tq.Cohort()
+	if tc == nil {
+		f(q)
+		return
+	}
+	root, ok := tc.Root()
+	if !ok {
+		f(q)
+		return
+	}
+	var walk func(*treeCohort)
+	walk = func(n *treeCohort) {
+		n.EachChild(walk, func(tq *treeQueue) { f(tq.Value) })
+	}
+	walk(root)
+}
+
+// Nominal is the queue's nominal quota of a cell (0 when undefined).
+func (q *ClusterQueue) Nominal(fr resources.FlavorResource) int64 { return q.quotas[fr].Nominal }

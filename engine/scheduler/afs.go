@@ -1,0 +1,95 @@
+package scheduler
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	config "quokka.dev/quokka/apis/config/v1beta2"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	afs "quokka.dev/quokka/engine/admissionfairsharing"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// afsState is admission fair sharing's memory: the decayed usage of every
+// LocalQueue that feeds a ClusterQueue in UsageBasedAdmissionFairSharing mode.
+type afsState struct {
+	params afs.Params
+	usage  map[types.NamespacedName]*afs.Usage
+}
+
+func newAFS(c *config.AdmissionFairSharing) *afsState {
+	if c == nil {
+		return nil
+	}
+	return &afsState{params: afs.ParamsFrom(c), usage: map[types.NamespacedName]*afs.Usage{}}
+}
+
+// usesAFS tells whether q orders its workloads by LocalQueue usage.
+func (s *Scheduler) usesAFS(q *quota.ClusterQueue) bool {
+	return s.afs != nil && q.AdmissionMode == kueue.UsageBasedAdmissionFairSharing
+}
+
+func (s *Scheduler) lqUsage(key types.NamespacedName) *afs.Usage {
+	u, ok := s.afs.usage[key]
+	if !ok {
+		u = afs.NewUsage()
+		s.afs.usage[key] = u
+	}
+	return u
+}
+
+// afsSample decays and samples the usage of every LocalQueue of an AFS
+// ClusterQueue. Usage counts from quota reservation: assumed admissions count.
+func (s *Scheduler) afsSample(now time.Time) {
+	if s.afs == nil {
+		return
+	}
+	for key, lq := range s.localQueues {
+		q, ok := s.cache.ClusterQueue(lq.cq)
+		if !ok || !s.usesAFS(q) {
+			continue
+		}
+		u := s.lqUsage(key)
+		if u.LastSample.IsZero() || now.Sub(u.LastSample) >= s.afs.params.SamplingInterval {
+			u.Sample(s.afs.params, now, s.lqRequests(key))
+		}
+	}
+}
+
+// lqRequests sums, per resource, the quota held by a LocalQueue's workloads.
+func (s *Scheduler) lqRequests(key types.NamespacedName) resources.Requests {
+	out := resources.Requests{}
+	for _, r := range s.admittedByLQ[key] {
+		for fr, v := range r.admission.Usage {
+			out[fr.Resource] = resources.Add(out[fr.Resource], v)
+		}
+	}
+	return out
+}
+
+// afsPenalty charges an admission to its LocalQueue's usage at once.
+func (s *Scheduler) afsPenalty(q *quota.ClusterQueue, r *record) {
+	if !s.usesAFS(q) {
+		return
+	}
+	req := resources.Requests{}
+	for fr, v := range r.admission.Usage {
+		req[fr.Resource] = resources.Add(req[fr.Resource], v)
+	}
+	s.lqUsage(r.lq).Add(req)
+}
+
+// afsKey is the ordering key of a LocalQueue: lower goes first.
+func (s *Scheduler) afsKey(key types.NamespacedName) int64 {
+	u, ok := s.afs.usage[key]
+	if !ok {
+		return 0
+	}
+	w := int64(1000)
+	if lq, ok := s.localQueues[key]; ok {
+		w = lq.weight
+	}
+	return u.Weighted(s.afs.params, w)
+}

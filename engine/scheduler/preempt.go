@@ -1,0 +1,179 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/preemption"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// inflight is one preemption the driver is carrying out: the preemptor waits
+// pending until none of its victims holds quota any more, and meanwhile does
+// not preempt again for the same need.
+type inflight struct {
+	cq      string
+	usage   resources.Amounts
+	victims []types.NamespacedName
+}
+
+// phantomKey is the cache key of a waiting preemptor's reservation during a
+// cycle; real workloads always have a namespace.
+func phantomKey(k types.NamespacedName) types.NamespacedName {
+	return types.NamespacedName{Name: "waiting-preemptor/" + k.Namespace + "/" + k.Name}
+}
+
+// settlePreemptions drops finished preemptions (the preemptor is no longer
+// pending, or every victim let go of its quota) and charges, for the cycle,
+// the assignment of each preemptor still waiting. The charge keeps other
+// workloads from taking the room the preemptor is making, as Kueue does by
+// counting preempting workloads' usage in the cycle.
+func (s *Scheduler) settlePreemptions() {
+	for _, key := range sortedLQKeys(s.preempting) {
+		in := s.preempting[key]
+		r, ok := s.workloads[key]
+		live := in.victims[:0]
+		for _, v := range in.victims {
+			if vr, ok := s.workloads[v]; ok && vr.holdsQuota() {
+				live = append(live, v)
+			} else {
+				delete(s.victimOf, v)
+			}
+		}
+		in.victims = live
+		if !ok || r.state != StatePending || len(live) == 0 {
+			s.dropPreemption(key)
+			continue
+		}
+		s.chargePhantom(key, in)
+	}
+}
+
+func (s *Scheduler) chargePhantom(key types.NamespacedName, in *inflight) {
+	pk := phantomKey(key)
+	s.cache.Charge(pk, in.cq, in.usage)
+	s.phantoms = append(s.phantoms, pk)
+}
+
+// releasePhantoms undoes the cycle's reservations, so that views and dry runs
+// between cycles see only real workloads.
+func (s *Scheduler) releasePhantoms() {
+	for _, pk := range s.phantoms {
+		s.cache.Release(pk)
+	}
+	s.phantoms = s.phantoms[:0]
+}
+
+func (s *Scheduler) dropPreemption(key types.NamespacedName) {
+	in, ok := s.preempting[key]
+	if !ok {
+		return
+	}
+	for _, v := range in.victims {
+		if s.victimOf[v] == key {
+			delete(s.victimOf, v)
+		}
+	}
+	delete(s.preempting, key)
+}
+
+// waiting returns the decision for a preemptor whose victims still hold quota.
+func (s *Scheduler) waiting(q *quota.ClusterQueue, r *record) (Decision, bool) {
+	in, ok := s.preempting[r.info.Key]
+	if !ok {
+		return nil, false
+	}
+	return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonWaitingForPreemption,
+		Message: fmt.Sprintf("waiting for %d preempted workloads to be evicted", len(in.victims))}, true
+}
+
+// canPreempt tells whether q's policies allow any preemption.
+func (s *Scheduler) canPreempt(q *quota.ClusterQueue) bool {
+	p := q.Preemption
+	return p.WithinClusterQueue != kueue.PreemptionPolicyNever || p.ReclaimWithinCohort != kueue.PreemptionPolicyNever ||
+		(p.BorrowWithinCohort != nil && p.BorrowWithinCohort.Policy == kueue.BorrowWithinCohortPolicyLowerPriority)
+}
+
+func (s *Scheduler) assignOptions(q *quota.ClusterQueue) flavorassigner.Options {
+	return flavorassigner.Options{CanPreempt: s.canPreempt(q)}
+}
+
+// tryPreempt looks for victims that would make room for r and, when it finds
+// them, returns the Preempt decision followed by r's Pending. Victims of other
+// preemptions still in flight count as gone while searching (they are), and
+// their preemptors' reservations stay charged, so two preemptors never count
+// on the same room.
+func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
+	if res.Preemption == nil || !s.canPreempt(q) {
+		return out, false
+	}
+	type held struct {
+		key   types.NamespacedName
+		cq    string
+		usage resources.Amounts
+	}
+	var gone []held
+	for _, v := range sortedLQKeys(s.victimOf) {
+		if cq, usage, ok := s.cache.Charged(v); ok {
+			gone = append(gone, held{v, cq, usage})
+			s.cache.Release(v)
+		}
+	}
+	p := &preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: res.Preemption}
+	targets := preemption.Find(s.cache, q, p, source{s}, preemption.Options{FairSharing: s.strategies})
+	for i := len(gone) - 1; i >= 0; i-- {
+		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
+	}
+	if len(targets) == 0 {
+		return out, false
+	}
+	d := Preempt{Preemptor: r.info.Key, PreemptorClusterQueue: q.Name()}
+	in := &inflight{cq: q.Name(), usage: res.Preemption.Usage.Clone()}
+	for _, t := range targets {
+		d.Victims = append(d.Victims, Victim{Workload: t.Key, ClusterQueue: t.ClusterQueue, Reason: t.Reason,
+			Message: preemptionMessage(r, q.Name(), t.Reason)})
+		in.victims = append(in.victims, t.Key)
+		s.victimOf[t.Key] = r.info.Key
+	}
+	s.preempting[r.info.Key] = in
+	s.chargePhantom(r.info.Key, in)
+	out = append(out, d)
+	w, _ := s.waiting(q, r)
+	return append(out, w), true
+}
+
+// preemptionMessage is the Preempted condition's message, in Kueue's words,
+// naming the preemptor.
+func preemptionMessage(r *record, cq, reason string) string {
+	why := map[string]string{
+		PreemptionInClusterQueue:                "prioritization in the ClusterQueue",
+		PreemptionInCohortReclamation:           "reclamation within the cohort",
+		PreemptionInCohortReclaimWhileBorrowing: "reclamation within the cohort while borrowing",
+		PreemptionInCohortFairSharing:           "Fair Sharing within the cohort",
+	}[reason]
+	return fmt.Sprintf("Preempted to accommodate a workload (UID: %s, JobUID: UNKNOWN) due to %s; preemptor %s in ClusterQueue %s",
+		r.info.UID, why, r.info.Key, cq)
+}
+
+// source lists a queue's admitted workloads that are not already being evicted
+// for another preemptor.
+type source struct{ s *Scheduler }
+
+func (src source) Admitted(cq string) []*preemption.Candidate {
+	m := src.s.admittedByCQ[cq]
+	out := make([]*preemption.Candidate, 0, len(m))
+	for key, r := range m {
+		if _, busy := src.s.victimOf[key]; busy {
+			continue
+		}
+		out = append(out, &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority,
+			Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage})
+	}
+	// Map order does not leak into decisions: package preemption sorts the
+	// candidates by a total order.
+	return out
+}
