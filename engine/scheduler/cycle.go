@@ -34,6 +34,7 @@ import (
 // and drives admission fair sharing's usage decay.
 func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.now = now
+	s.cycle++
 	var out []Decision
 	out = s.evictions(out)
 	out = s.unroutable(out)
@@ -197,6 +198,7 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	r.admission = &workload.Admission{ClusterQueue: q.Name(), PodSets: res.PodSets, Usage: res.Usage}
 	r.borrowing = res.Borrowing
 	r.admittedAt = s.now
+	r.admittedCycle = s.cycle
 	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
 	s.attachAdmitted(r, StateAssumed)
 	s.dropPreemption(r.info.Key)

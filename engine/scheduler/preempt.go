@@ -170,6 +170,9 @@ func (src source) Admitted(cq string) []*preemption.Candidate {
 		if _, busy := src.s.victimOf[key]; busy {
 			continue
 		}
+		if r.admittedCycle == src.s.cycle {
+			continue // admitted by this very cycle: preempting it would undo a decision just made
+		}
 		out = append(out, &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority,
 			Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage})
 	}

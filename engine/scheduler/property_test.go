@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	config "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	. "quokka.dev/quokka/engine/enginetest"
 	"quokka.dev/quokka/engine/resources"
@@ -32,6 +33,9 @@ type gen struct {
 	t    *testing.T
 	next int
 	wls  map[types.NamespacedName]*kueue.Workload
+	// fair draws fair-sharing weights and never borrowWithinCohort (which
+	// Kueue rejects together with fair sharing).
+	fair bool
 }
 
 func (g *gen) maybe(p float64) bool { return g.rnd.Float64() < p }
@@ -74,6 +78,20 @@ func (g *gen) clusterQueue(name string) *kueue.ClusterQueue {
 	}
 	if g.maybe(0.2) {
 		cq.WhenCanBorrow(kueue.TryNextFlavor)
+	}
+	// Preemption policies, drawn last so that the draws above keep their
+	// meaning across versions of this test.
+	reclaims := []kueue.PreemptionPolicy{never, lower, any_}
+	withins := []kueue.PreemptionPolicy{never, lower, lowerEq}
+	cq.Preemption(reclaims[g.rnd.IntN(3)], withins[g.rnd.IntN(3)])
+	if !g.fair && g.maybe(0.2) && cq.Spec.Preemption.ReclaimWithinCohort != never {
+		cq.BorrowWithinCohort(nil)
+	}
+	if g.maybe(0.2) {
+		cq.WhenCanPreempt(kueue.MayStopSearch)
+	}
+	if g.fair && g.maybe(0.3) {
+		cq.FairWeight([]string{"0", "0.5", "2"}[g.rnd.IntN(3)])
 	}
 	return cq.Obj()
 }
@@ -264,10 +282,16 @@ func TestPropertyRandomStreams(t *testing.T) {
 	if testing.Short() {
 		steps = 500
 	}
-	for seed := uint64(1); seed <= 4; seed++ {
+	for seed := uint64(1); seed <= 6; seed++ {
+		// Seeds 5 and 6 run with fair sharing.
+		fair := seed > 4
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
-			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}}
-			a, b := New(Options{}), New(Options{})
+			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair}
+			opts := Options{}
+			if fair {
+				opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
+			}
+			a, b := New(opts), New(opts)
 			setup := []op{}
 			for _, f := range propFlavors {
 				rf := MakeFlavor(f).Obj()
@@ -288,7 +312,9 @@ func TestPropertyRandomStreams(t *testing.T) {
 				o(b)
 			}
 			holding := map[types.NamespacedName]bool{}
-			cycles, admitted := 0, 0
+			// evicting holds victims named by a Preempt and not yet confirmed.
+			evicting := map[types.NamespacedName]bool{}
+			cycles, admitted, preempted := 0, 0, 0
 			for i := range steps {
 				o, cycle := g.step(a)
 				if !cycle {
@@ -297,6 +323,7 @@ func TestPropertyRandomStreams(t *testing.T) {
 					for k := range holding {
 						if v, ok := a.WorkloadState(k); !ok || (v.State != StateAdmitted && v.State != StateAssumed) {
 							delete(holding, k)
+							delete(evicting, k)
 						}
 					}
 				} else {
@@ -309,6 +336,29 @@ func TestPropertyRandomStreams(t *testing.T) {
 					for k, v := range violations(a) {
 						if v > before[k] {
 							t.Fatalf("step %d: cycle pushed %s over its limit: %d -> %d (decisions %v)", i, k, before[k], v, admits(da))
+						}
+					}
+					for _, p := range preempts(da) {
+						for _, v := range p.Victims {
+							st, _ := a.WorkloadState(v.Workload)
+							if st.State != StateAdmitted && st.State != StateAssumed {
+								t.Fatalf("step %d: victim %s of %s holds no quota", i, v.Workload, p.Preemptor)
+							}
+							if evicting[v.Workload] {
+								t.Fatalf("step %d: %s preempted again while its eviction is in flight", i, v.Workload)
+							}
+							evicting[v.Workload] = true
+							preempted++
+						}
+						// The driver confirms most evictions at once, some later
+						// (the evicting map keeps them) and some never (they finish).
+						if g.maybe(0.7) {
+							for _, v := range p.Victims {
+								a.EvictWorkload(v.Workload)
+								b.EvictWorkload(v.Workload)
+								delete(holding, v.Workload)
+								delete(evicting, v.Workload)
+							}
 						}
 					}
 					for _, d := range admits(da) {
@@ -326,7 +376,10 @@ func TestPropertyRandomStreams(t *testing.T) {
 			if cycles == 0 || admitted < steps/20 {
 				t.Fatalf("the stream must exercise admission: %d cycles, %d admissions", cycles, admitted)
 			}
-			t.Logf("%d steps, %d cycles, %d admissions", steps, cycles, admitted)
+			if preempted == 0 {
+				t.Fatalf("the stream must exercise preemption")
+			}
+			t.Logf("%d steps, %d cycles, %d admissions, %d preemptions", steps, cycles, admitted, preempted)
 		})
 	}
 }

@@ -65,8 +65,9 @@ type Scheduler struct {
 	victimOf   map[types.NamespacedName]types.NamespacedName
 	// phantoms are the charges made for waiting preemptors during a cycle.
 	phantoms []types.NamespacedName
-	// now is the time of the running cycle.
-	now time.Time
+	// now is the time of the running cycle; cycle counts cycles.
+	now   time.Time
+	cycle uint64
 	// afs is the admission fair sharing state; nil when off.
 	afs *afsState
 }
@@ -109,6 +110,9 @@ type record struct {
 	// admittedAt is when it got quota: the cycle's now for assumed admissions,
 	// else the QuotaReserved condition's time.
 	admittedAt time.Time
+	// admittedCycle is the cycle that assumed it (0 for upserted admissions):
+	// a workload is never preempted in the cycle that admitted it.
+	admittedCycle uint64
 }
 
 func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }

@@ -48,6 +48,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		if !info.QuotaReservedAt.IsZero() || prev != StateAssumed {
 			r.admittedAt = info.QuotaReservedAt
 		}
+		r.admittedCycle = 0
 		r.admission = info.Admission
 		s.cache.Charge(info.Key, info.Admission.ClusterQueue, info.Admission.Usage)
 		s.attachAdmitted(r, StateAdmitted)
