@@ -1,0 +1,149 @@
+package job
+
+import (
+	"context"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+// harness runs the reconciler against a fake client, one pass at a time.
+type harness struct {
+	t   *testing.T
+	c   client.Client
+	r   *Reconciler
+	key client.ObjectKey
+}
+
+func newHarness(t *testing.T, job *batchv1.Job, objs ...client.Object) *harness {
+	t.Helper()
+	c := fakeClient(append(objs, job)...)
+	return &harness{t: t, c: c, r: &Reconciler{Client: c}, key: client.ObjectKeyFromObject(job)}
+}
+
+// settle runs enough passes for every step of a transition (each pass makes at
+// most one write).
+func (h *harness) settle() {
+	h.t.Helper()
+	for range 6 {
+		if _, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: h.key}); err != nil {
+			h.t.Fatalf("reconcile: %v", err)
+		}
+	}
+}
+
+func (h *harness) job() *batchv1.Job {
+	h.t.Helper()
+	j := &batchv1.Job{}
+	if err := h.c.Get(context.Background(), h.key, j); err != nil {
+		h.t.Fatal(err)
+	}
+	return j
+}
+
+func (h *harness) workload() *kueue.Workload {
+	h.t.Helper()
+	j := h.job()
+	wl := &kueue.Workload{}
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: j.Namespace, Name: WorkloadName(j.Name, j.UID)}, wl); err != nil {
+		h.t.Fatal(err)
+	}
+	return wl
+}
+
+func (h *harness) writeWorkloadStatus(mutate func(*kueue.Workload)) {
+	h.t.Helper()
+	wl := h.workload()
+	mutate(wl)
+	if err := h.c.Status().Update(context.Background(), wl); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func TestUnlabelledJobIsIgnored(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("plain", "ns").obj())
+	h.settle()
+	var list kueue.WorkloadList
+	if err := h.c.List(context.Background(), &list); err != nil || len(list.Items) != 0 {
+		t.Errorf("workloads = %d (err %v); want none", len(list.Items), err)
+	}
+	if h.job().Spec.Suspend != nil {
+		t.Error("an unlabelled Job was suspended")
+	}
+}
+
+func TestAdmitThenEvictThenFinish(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("train", "research").queue("research-gpu").request("nvidia.com/gpu", "8").suspend(true).obj(), h100())
+	h.settle()
+	if !ptr.Deref(h.job().Spec.Suspend, false) {
+		t.Fatal("job runs before admission")
+	}
+
+	h.writeWorkloadStatus(func(wl *kueue.Workload) { admit(wl, "h100") })
+	h.settle()
+	j := h.job()
+	if ptr.Deref(j.Spec.Suspend, true) {
+		t.Fatal("admitted job still suspended")
+	}
+	if j.Spec.Template.Spec.NodeSelector["nvidia.com/gpu.product"] != "NVIDIA-H100-80GB-HBM3" || len(j.Spec.Template.Spec.Tolerations) != 1 {
+		t.Errorf("template after admission: nodeSelector %v, tolerations %v", j.Spec.Template.Spec.NodeSelector, j.Spec.Template.Spec.Tolerations)
+	}
+
+	// The Job controller sets startTime when the Job starts; eviction must clear
+	// it before the template can be restored.
+	j.Status.StartTime = ptr.To(metav1.Now())
+	if err := h.c.Status().Update(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	h.writeWorkloadStatus(func(wl *kueue.Workload) { setCondition(wl, kueue.WorkloadEvicted, kueue.WorkloadEvictedByPreemption) })
+	h.settle()
+	j = h.job()
+	if !ptr.Deref(j.Spec.Suspend, false) || len(j.Spec.Template.Spec.NodeSelector) != 0 || len(j.Spec.Template.Spec.Tolerations) != 0 || j.Status.StartTime != nil {
+		t.Errorf("after eviction: suspend %v, nodeSelector %v, tolerations %v, startTime %v; want suspended with the template as submitted",
+			j.Spec.Suspend, j.Spec.Template.Spec.NodeSelector, j.Spec.Template.Spec.Tolerations, j.Status.StartTime)
+	}
+
+	j.Status.Conditions = append(j.Status.Conditions, batchv1.JobCondition{Type: batchv1.JobFailed, Status: "True", Message: "BackoffLimitExceeded"})
+	if err := h.c.Status().Update(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	cond := meta.FindStatusCondition(h.workload().Status.Conditions, kueue.WorkloadFinished)
+	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != FinishedReasonFailed {
+		t.Errorf("Finished = %+v; want True, Failed", cond)
+	}
+}
+
+func TestUnsuspendedJobIsSuspendedUntilAdmitted(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("late", "ns").queue("q").suspend(false).obj())
+	h.settle()
+	if !ptr.Deref(h.job().Spec.Suspend, false) {
+		t.Error("a managed Job that bypassed the webhook was left running before admission")
+	}
+}
+
+func TestDeletedJobDeletesItsWorkload(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("gone", "ns").queue("q").suspend(true).obj())
+	h.settle()
+	wl := h.workload()
+	if err := h.c.Delete(context.Background(), h.job()); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	err := h.c.Get(context.Background(), client.ObjectKeyFromObject(wl), &kueue.Workload{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("workload of a deleted job: err = %v; want NotFound", err)
+	}
+}
