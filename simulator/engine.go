@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/decision"
 )
@@ -29,6 +30,7 @@ type Engine interface {
 	// is pending again.
 	EvictWorkload(key types.NamespacedName)
 	// Cycle runs one scheduling cycle. Admissions it returns are already charged.
+	// The slice is only valid until the next call.
 	Cycle(now time.Time) []Decision
 }
 
@@ -37,12 +39,12 @@ type EngineOptions struct {
 	// DynamicQuotaOrchestration makes status.effectiveQuotas replace
 	// spec.resourceGroups.
 	DynamicQuotaOrchestration bool
-	// FairSharing is on when the Configuration has a fairSharing block, with its
-	// preemption strategies in order.
-	FairSharing          bool
-	PreemptionStrategies []string
-	// AdmissionFairSharing is on when the Configuration enables it.
-	AdmissionFairSharing bool
+	// FairSharing is the Configuration's fairSharing block; nil when fair
+	// sharing is off.
+	FairSharing *configv1beta2.FairSharing
+	// AdmissionFairSharing is the Configuration's admissionFairSharing block
+	// when the AdmissionFairSharing gate is on; nil otherwise.
+	AdmissionFairSharing *configv1beta2.AdmissionFairSharing
 }
 
 // NewEngineFunc builds an engine. It fails when the options ask for something the

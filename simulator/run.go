@@ -160,13 +160,12 @@ func (s *sim) start() error {
 // engine; a Configuration applied during the run restarts the manager, so the
 // engine is rebuilt from the objects as they are at that instant.
 func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.Source) error {
-	opts := EngineOptions{
-		DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
-		FairSharing:               cfg.FairSharingEnabled(),
-		AdmissionFairSharing:      cfg.AdmissionFairSharingEnabled(),
+	opts := EngineOptions{DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration)}
+	if cfg.FairSharingEnabled() {
+		opts.FairSharing = cfg.FairSharing
 	}
-	for _, st := range cfg.PreemptionStrategies() {
-		opts.PreemptionStrategies = append(opts.PreemptionStrategies, string(st))
+	if cfg.AdmissionFairSharingEnabled() {
+		opts.AdmissionFairSharing = cfg.AdmissionFairSharing
 	}
 	eng, err := s.opts.NewEngine(opts)
 	if err != nil {

@@ -31,7 +31,7 @@ type Capabilities struct {
 
 // Supported is what engine/scheduler implements at this commit.
 func Supported() Capabilities {
-	return Capabilities{}
+	return Capabilities{Preemption: true, FairSharing: true, AdmissionFairSharing: true}
 }
 
 // New builds an engine/scheduler engine. It refuses options the engine does not
@@ -39,13 +39,17 @@ func Supported() Capabilities {
 // different question than the one asked.
 func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 	caps := Supported()
-	if opts.FairSharing && !caps.FairSharing {
+	if opts.FairSharing != nil && !caps.FairSharing {
 		return nil, errors.New("the Configuration enables fair sharing (it has a fairSharing block), which the engine does not implement yet; remove the block to simulate classic preemption")
 	}
-	if opts.AdmissionFairSharing && !caps.AdmissionFairSharing {
+	if opts.AdmissionFairSharing != nil && !caps.AdmissionFairSharing {
 		return nil, errors.New("the Configuration enables admission fair sharing (admissionFairSharing block with the AdmissionFairSharing gate on), which the engine does not implement yet; remove the block")
 	}
-	return &engine{s: scheduler.New(scheduler.Options{DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration})}, nil
+	return &engine{s: scheduler.New(scheduler.Options{
+		DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration,
+		FairSharing:               opts.FairSharing,
+		AdmissionFairSharing:      opts.AdmissionFairSharing,
+	})}, nil
 }
 
 // engine wraps *scheduler.Scheduler.
@@ -71,8 +75,7 @@ func (e *engine) DeleteWorkload(key types.NamespacedName) { e.s.DeleteWorkload(k
 func (e *engine) FinishWorkload(key types.NamespacedName) { e.s.FinishWorkload(key) }
 func (e *engine) EvictWorkload(key types.NamespacedName)  { e.s.EvictWorkload(key) }
 
-// Cycle translates the scheduler's decisions. When the scheduler gains Preempt,
-// add its case here (victims with their reasons) and set Capabilities.Preemption.
+// Cycle translates the scheduler's decisions.
 func (e *engine) Cycle(now time.Time) []simulator.Decision {
 	out := e.out[:0]
 	for _, d := range e.s.Cycle(now) {
@@ -83,6 +86,12 @@ func (e *engine) Cycle(now time.Time) []simulator.Decision {
 			out = append(out, simulator.Pending{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
 		case scheduler.Evict:
 			out = append(out, simulator.Evict{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
+		case scheduler.Preempt:
+			p := simulator.Preempt{Preemptor: d.Preemptor, Victims: make([]simulator.Victim, len(d.Victims))}
+			for i, v := range d.Victims {
+				p.Victims[i] = simulator.Victim{Workload: v.Workload, ClusterQueue: v.ClusterQueue, Reason: v.Reason, Message: v.Message}
+			}
+			out = append(out, p)
 		}
 	}
 	e.out = out

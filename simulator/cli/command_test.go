@@ -18,10 +18,12 @@ func TestTextOutputTellsTheStory(t *testing.T) {
 	for _, want := range []string{
 		"TIME  EVENT      WORKLOAD",
 		"0s    Admitted   product-training/ranker-v3  product-training  h100     already admitted when the simulation starts",
-		"research          6",
-		"BorrowingLimitReached",
+		"10m   Preempted  research/sweep-1            research                   InCohortReclamation by product-training/ranker-v4",
+		"10m   Admitted   product-training/ranker-v4  product-training  h100",
+		"20m   Preempted  research/sweep-2            research                   InCohortReclamation by eval/benchmark-nightly",
+		"research          6         2          0         3",
 		"RESOURCE-HOURS",
-		"research          h100    nvidia.com/gpu  16.00    5.33      nvidia.com/gpu-hours",
+		"research          h100    nvidia.com/gpu  14.67    4.00      nvidia.com/gpu-hours",
 		"STILL PENDING (",
 	} {
 		if !strings.Contains(stdout, want) {
