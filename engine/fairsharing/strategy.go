@@ -26,6 +26,9 @@ var LessThanOrEqualToFinalShare = Strategy{Name: config.LessThanOrEqualToFinalSh
 var LessThanInitialShare = Strategy{Name: config.LessThanInitialShare,
 	Allow: func(pNew, tOld, _ Share) bool { return pNew < tOld }}
 
+// PreemptionStrategyName is the Configuration's name of a strategy.
+type PreemptionStrategyName = config.PreemptionStrategy
+
 // Strategies resolves the Configuration's list, in its order (the list is
 // validated by apis/config; an unknown name is an error here too).
 func Strategies(names []config.PreemptionStrategy) ([]Strategy, error) {

@@ -2,11 +2,13 @@ package scheduler
 
 import (
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/fairsharing"
 	"quokka.dev/quokka/engine/resources"
 )
 
@@ -47,6 +49,12 @@ type ClusterQueueView struct {
 	// quota here (admitted or assumed).
 	PendingWorkloads  int
 	AdmittedWorkloads int
+	// WeightedShare is status.fairSharing.weightedShare and the
+	// kueue_cluster_queue_weighted_share metric: the dominant resource share
+	// per thousand divided by the weight, rounded up (math.MaxInt64 for
+	// infinite). Computed whether or not fair sharing is on; drivers publish it
+	// only when it is.
+	WeightedShare int64
 }
 
 // ClusterQueueNames returns the names of all ClusterQueues, sorted.
@@ -60,7 +68,7 @@ func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
 	}
 	st := s.cache.Status(q)
 	v := ClusterQueueView{Name: name, Cohort: q.CohortName(), Active: st.Active, ActiveReason: st.Reason, ActiveMessage: st.Message,
-		AdmittedWorkloads: len(s.admittedByCQ[name])}
+		AdmittedWorkloads: len(s.admittedByCQ[name]), WeightedShare: fairsharing.Of(q).Weighted()}
 	cells := resources.Amounts{}
 	for _, g := range q.Groups {
 		for _, f := range g.Flavors {
@@ -92,6 +100,9 @@ type CohortView struct {
 	// children lend); Usage the children's usage above their guaranteed shares.
 	SubtreeQuota resources.Amounts
 	Usage        resources.Amounts
+	// WeightedShare is the cohort's share in its parent, as for queues (0 for
+	// a root).
+	WeightedShare int64
 }
 
 // CohortNames returns all cohorts, explicit and implicit, sorted.
@@ -104,7 +115,7 @@ func (s *Scheduler) CohortSnapshot(name string) (CohortView, bool) {
 		return CohortView{}, false
 	}
 	return CohortView{Name: name, Parent: c.ParentName(), Explicit: c.Explicit(), InCycle: c.InCycle(),
-		SubtreeQuota: c.SubtreeQuota(), Usage: c.Usage()}, true
+		SubtreeQuota: c.SubtreeQuota(), Usage: c.Usage(), WeightedShare: fairsharing.Of(c).Weighted()}, true
 }
 
 // LocalQueueView is a LocalQueue's counts and usage.
@@ -116,6 +127,11 @@ type LocalQueueView struct {
 	AdmittedWorkloads int
 	// Usage sums the charges of its workloads holding quota.
 	Usage resources.Amounts
+	// ConsumedResources is admission fair sharing's decayed usage per resource
+	// in canonical units (status.fairSharing.admissionFairSharingStatus), and
+	// ConsumedAt its last sample; nil when the LocalQueue is not tracked.
+	ConsumedResources resources.Requests
+	ConsumedAt        time.Time
 }
 
 // LocalQueueSnapshot returns a copy of a LocalQueue's state.
@@ -129,6 +145,11 @@ func (s *Scheduler) LocalQueueSnapshot(namespace, name string) (LocalQueueView, 
 		PendingWorkloads: len(s.pendingByLQ[key]), AdmittedWorkloads: len(s.admittedByLQ[key]), Usage: resources.Amounts{}}
 	for _, r := range s.admittedByLQ[key] {
 		v.Usage.Add(r.admission.Usage)
+	}
+	if s.afs != nil {
+		if u, ok := s.afs.usage[key]; ok {
+			v.ConsumedResources, v.ConsumedAt = u.ConsumedResources(), u.LastSample
+		}
 	}
 	return v, true
 }

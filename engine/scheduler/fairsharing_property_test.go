@@ -1,0 +1,143 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	. "quokka.dev/quokka/engine/enginetest"
+)
+
+// 002: "Cohort weights of 0.75 and 0.25 make two orgs 'trend towards using
+// 75%' and 25% of common resources." Org B floods the shared pool first; org A
+// then submits as much; cycles run with the driver confirming evictions until
+// nothing changes. The shares compare at the orgs (the queues'
+// almost-lowest-common-ancestors), so the queues' own weights do not matter.
+func TestFairSharingCohortWeightsTrendTo75And25(t *testing.T) {
+	s := world(t, Options{FairSharing: bothStrategies}, MakeFlavor("default").Obj(),
+		MakeCohort("root").Quota("default", "cpu", "100").Obj(),
+		MakeCohort("org-a").Parent("root").FairWeight("0.75").Obj(),
+		MakeCohort("org-b").Parent("root").FairWeight("0.25").Obj(),
+		MakeClusterQueue("team-a").Cohort("org-a").Quota("default", "cpu", "0").Preemption(any_, never).FairWeight("5").Obj(),
+		MakeClusterQueue("team-b").Cohort("org-b").Quota("default", "cpu", "0").Preemption(any_, never).Obj(),
+		MakeLocalQueue("a", "lq", "team-a").Obj(), MakeLocalQueue("b", "lq", "team-b").Obj())
+	for i := range 100 {
+		apply(t, s, MakeWorkload("b", fmt.Sprintf("b%03d", i)).Queue("lq").Request("cpu", "1").Obj())
+	}
+	s.Cycle(now)
+	if got := usage(t, s, "team-b", "default", "cpu"); got != 100_000 {
+		t.Fatalf("org B holds %d millicores, want the whole pool", got)
+	}
+	for i := range 100 {
+		apply(t, s, MakeWorkload("a", fmt.Sprintf("a%03d", i)).Queue("lq").Created(time.Hour).Request("cpu", "1").Obj())
+	}
+	quiet := 0
+	for c := 1; c < 400 && quiet < 3; c++ {
+		ds := s.Cycle(now.Add(time.Duration(c) * time.Second))
+		confirm(s, ds)
+		if len(preempts(ds)) == 0 && len(admits(ds)) == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+	}
+	a, b := usage(t, s, "team-a", "default", "cpu")/1000, usage(t, s, "team-b", "default", "cpu")/1000
+	if a+b != 100 || a < 74 || a > 76 {
+		t.Fatalf("org A %d, org B %d; want about 75 and 25 of 100", a, b)
+	}
+	ca, _ := s.CohortSnapshot("org-a")
+	cb, _ := s.CohortSnapshot("org-b")
+	t.Logf("org A %d (weighted share %d), org B %d (weighted share %d)", a, ca.WeightedShare, b, cb.WeightedShare)
+}
+
+// 002: "The Fair Sharing page proves that two workloads in different
+// ClusterQueues cannot keep preempting each other." Seeded random streams of
+// submissions of varied sizes into queues with varied weights, with cycles and
+// confirmed evictions and finishing jobs. Finishes change the shares, so one
+// reversal (x→y, later y→x) can be fair; a pair that flips back again (x→y,
+// y→x, x→y) is the ping-pong the proof rules out.
+func TestFairSharingNoMutualPreemption(t *testing.T) {
+	steps := 2000
+	if testing.Short() {
+		steps = 500
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(seed, 7))
+			weights := []string{"1", "2", "0.5", "1"}
+			objs := []any{MakeFlavor("default").Obj()}
+			for i, w := range weights {
+				name := fmt.Sprintf("q%d", i)
+				objs = append(objs,
+					MakeClusterQueue(name).Cohort("all").Quota("default", "cpu", fmt.Sprint(4+rnd.IntN(12))).
+						Preemption(any_, lowerEq).FairWeight(w).Obj(),
+					MakeLocalQueue(name, "lq", name).Obj())
+			}
+			s := world(t, Options{FairSharing: bothStrategies}, objs...)
+			// last holds, per unordered pair, the direction of its last preemption
+			// and how often it flipped.
+			type pairState struct {
+				last  [2]types.NamespacedName
+				flips int
+			}
+			pairs := map[[2]types.NamespacedName]*pairState{}
+			reversals := 0
+			var admitted []types.NamespacedName
+			next, preemptions := 0, 0
+			for i := range steps {
+				switch x := rnd.IntN(10); {
+				case x < 4:
+					next++
+					q := fmt.Sprintf("q%d", rnd.IntN(len(weights)))
+					apply(t, s, MakeWorkload(q, fmt.Sprintf("w%05d", next)).Queue("lq").Priority(int32(rnd.IntN(2))).
+						Created(time.Duration(next)*time.Second).Request("cpu", fmt.Sprint(1+rnd.IntN(6))).Obj())
+				case x < 6 && len(admitted) > 0:
+					k := rnd.IntN(len(admitted))
+					s.FinishWorkload(admitted[k])
+					admitted = append(admitted[:k], admitted[k+1:]...)
+				default:
+					ds := s.Cycle(now.Add(time.Duration(i) * time.Second))
+					for _, p := range preempts(ds) {
+						for _, v := range p.Victims {
+							if v.ClusterQueue == p.PreemptorClusterQueue {
+								continue
+							}
+							preemptions++
+							dir := [2]types.NamespacedName{p.Preemptor, v.Workload}
+							k := dir
+							if compareKeys(k[0], k[1]) > 0 {
+								k[0], k[1] = k[1], k[0]
+							}
+							ps, ok := pairs[k]
+							if !ok {
+								pairs[k] = &pairState{last: dir}
+								continue
+							}
+							if ps.last != dir {
+								ps.flips++
+								reversals++
+								if ps.flips > 1 {
+									t.Fatalf("step %d: %s and %s keep preempting each other", i, dir[0], dir[1])
+								}
+							}
+							ps.last = dir
+						}
+					}
+					if rnd.IntN(4) > 0 {
+						confirm(s, ds)
+					}
+					for _, a := range admits(ds) {
+						admitted = append(admitted, a.Workload)
+					}
+				}
+			}
+			if preemptions < 10 {
+				t.Fatalf("only %d fair-sharing preemptions: the stream does not exercise the rule", preemptions)
+			}
+			t.Logf("%d cross-queue preemptions, %d single reversals, no ping-pong", preemptions, reversals)
+		})
+	}
+}
