@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"quokka.dev/quokka/controllers/core"
 	dqocontroller "quokka.dev/quokka/controllers/dqo"
 	"quokka.dev/quokka/controllers/jobs/job"
 	"quokka.dev/quokka/controllers/jobs/webhooks"
@@ -19,6 +20,7 @@ import (
 // controller package exports a cli.Controller{Name, Setup}; register it here.
 func controllers() []cli.Controller {
 	return []cli.Controller{
+		core.NewController(),       // engine feeding, scheduling loop, Workload lifecycle, status, metrics
 		dqocontroller.Controller(), // only when the DynamicQuotaOrchestration gate is on
 		job.Controller(),
 		webhooks.Controller(), // serving certificate managed in-process (cert-controller)

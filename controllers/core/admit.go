@@ -1,0 +1,77 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// admit writes an admission. The engine assumed it when it decided; if the API
+// refuses the write (or the workload changed so that it no longer applies) the
+// assumption is forgotten and the workload is pending again.
+func (l *loop) admit(ctx context.Context, d scheduler.Admit) error {
+	adm := admissionFor(d)
+	msg := fmt.Sprintf("Quota reserved in ClusterQueue %s", d.ClusterQueue)
+	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
+		if !wl.DeletionTimestamp.IsZero() || isTrue(wl, kueue.WorkloadFinished) || wl.Status.Admission != nil {
+			return errSkip
+		}
+		setAdmitted(wl, adm, msg)
+		return nil
+	})
+	if err != nil {
+		l.engine.Do(func(s *scheduler.Scheduler) { s.Forget(d.Workload) })
+		if ignoreGone(err) == nil {
+			return nil
+		}
+		l.log.Error(err, "writing admission", "workload", d.Workload, "clusterQueue", d.ClusterQueue)
+		return fmt.Errorf("admitting workload %s: %w", d.Workload, err)
+	}
+	l.pending.forget(d.Workload)
+	l.events.Eventf(wl, corev1.EventTypeNormal, EventQuotaReserved, "%s, wait time since queued was %.0fs", msg, l.waited(wl).Seconds())
+	l.events.Eventf(wl, corev1.EventTypeNormal, EventAdmitted, "Admitted by ClusterQueue %s", d.ClusterQueue)
+	l.metrics.Admitted(d.ClusterQueue, l.waited(wl))
+	return nil
+}
+
+// waited is how long the workload has been queued: since its creation, or since
+// it was last requeued after an eviction.
+func (l *loop) waited(wl *kueue.Workload) time.Duration {
+	since := wl.CreationTimestamp.Time
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued); c != nil && c.LastTransitionTime.After(since) {
+		since = c.LastTransitionTime.Time
+	}
+	return max(0, l.now().Sub(since))
+}
+
+// admissionFor converts the engine's assignment into status.admission.
+func admissionFor(d scheduler.Admit) *kueue.Admission {
+	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(d.ClusterQueue)}
+	for _, ps := range d.PodSets {
+		psa := kueue.PodSetAssignment{
+			Name:          kueue.PodSetReference(ps.Name),
+			Flavors:       map[corev1.ResourceName]kueue.ResourceFlavorReference{},
+			ResourceUsage: usageList(ps),
+			Count:         ptr.To(ps.Count),
+		}
+		for r, f := range ps.Flavors {
+			psa.Flavors[r] = kueue.ResourceFlavorReference(f)
+		}
+		adm.PodSetAssignments = append(adm.PodSetAssignments, psa)
+	}
+	return adm
+}
+
+// quantity converts a canonical amount back to what users write.
+func quantity(name corev1.ResourceName, v int64) resource.Quantity {
+	return resources.ToQuantity(name, v)
+}

@@ -1,0 +1,142 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// errSkip means the decision no longer applies to the object (it was deleted,
+// finished, or already carries the outcome); nothing is written.
+var errSkip = errors.New("decision does not apply to the current object")
+
+// applyResult sums up what one cycle's writes did.
+type applyResult struct {
+	mu               sync.Mutex
+	admitted, failed int
+	pendingKeys      workloadKeys
+	inadmissibleByCQ map[string]int
+	inadmissibleByLQ map[types.NamespacedName]int
+}
+
+// apply writes a cycle's decisions with a pool of workers. Decisions of one cycle
+// name distinct workloads (a Preempt names its victims, which are admitted and
+// so appear in no other decision), so their order between workers is free.
+func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *applyResult {
+	res := &applyResult{pendingKeys: workloadKeys{}, inadmissibleByCQ: map[string]int{},
+		inadmissibleByLQ: map[types.NamespacedName]int{}}
+	work := make(chan scheduler.Decision)
+	var wg sync.WaitGroup
+	for range l.opts.Workers {
+		wg.Go(func() {
+			for d := range work {
+				l.applyOne(ctx, d, res)
+			}
+		})
+	}
+	for _, d := range decisions {
+		work <- d
+	}
+	close(work)
+	wg.Wait()
+	return res
+}
+
+func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyResult) {
+	switch d := d.(type) {
+	case scheduler.Admit:
+		if err := l.admit(ctx, d); err != nil {
+			res.add(func() { res.failed++ })
+			return
+		}
+		res.add(func() { res.admitted++ })
+	case scheduler.Pending:
+		lq, err := l.pendingOne(ctx, d)
+		res.add(func() {
+			res.pendingKeys[d.Workload] = struct{}{}
+			if d.ClusterQueue != "" {
+				res.inadmissibleByCQ[d.ClusterQueue]++
+			}
+			if lq != "" {
+				res.inadmissibleByLQ[types.NamespacedName{Namespace: d.Workload.Namespace, Name: lq}]++
+			}
+			if err != nil {
+				res.failed++
+			}
+		})
+	case scheduler.Evict:
+		reason := d.Reason
+		if err := l.evict(ctx, d.Workload, d.ClusterQueue, reason, d.Message, nil); err != nil {
+			res.add(func() { res.failed++ })
+		}
+	case scheduler.Preempt:
+		for _, v := range d.Victims {
+			p := &preemption{preemptor: d.Preemptor, preemptorCQ: d.PreemptorClusterQueue, reason: v.Reason}
+			if err := l.evict(ctx, v.Workload, v.ClusterQueue, kueue.WorkloadEvictedByPreemption, v.Message, p); err != nil {
+				res.add(func() { res.failed++ })
+			}
+		}
+	default:
+		l.log.Info("ignoring a decision this driver does not know", "type", fmt.Sprintf("%T", d), "workload", d.WorkloadKey())
+	}
+}
+
+func (r *applyResult) add(fn func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn()
+}
+
+// updateWorkloadStatus reads the workload (the informer's copy first, the API
+// server's after a conflict), lets mutate change it, and writes its status,
+// retrying on conflict. mutate returns errSkip when there is nothing to write.
+func (l *loop) updateWorkloadStatus(ctx context.Context, key types.NamespacedName, mutate func(wl *kueue.Workload) error) (*kueue.Workload, error) {
+	attempt := 0
+	var wl *kueue.Workload
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		wl = &kueue.Workload{}
+		var err error
+		if attempt == 0 {
+			err = l.client.Get(ctx, key, wl)
+		} else {
+			err = l.apiReader.Get(ctx, key, wl)
+		}
+		attempt++
+		if err != nil {
+			return err
+		}
+		if err := mutate(wl); err != nil {
+			return err
+		}
+		return l.client.Status().Update(ctx, wl)
+	})
+	return wl, err
+}
+
+// usageList converts an assignment's usage into quantities, as Kueue writes
+// status.admission.podSetAssignments[].resourceUsage.
+func usageList(ps scheduler.PodSetAssignment) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for name, v := range ps.Usage {
+		out[name] = quantity(name, v)
+	}
+	return out
+}
+
+// ignoreGone treats a workload that vanished or no longer needs the write as
+// done.
+func ignoreGone(err error) error {
+	if apierrors.IsNotFound(err) || errors.Is(err, errSkip) {
+		return nil
+	}
+	return err
+}

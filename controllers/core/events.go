@@ -1,0 +1,18 @@
+package core
+
+import "k8s.io/apimachinery/pkg/runtime"
+
+// EventRecorder is the part of client-go's record.EventRecorder that the
+// controllers use; tests may pass a fake.
+type EventRecorder interface {
+	Eventf(object runtime.Object, eventtype, reason, messageFmt string, args ...interface{})
+}
+
+// Event reasons on Workloads, Kueue's.
+const (
+	EventQuotaReserved = "QuotaReserved"
+	EventAdmitted      = "Admitted"
+	EventPending       = "Pending"
+	EventPreempted     = "Preempted"
+	EventEvicted       = "Evicted"
+)

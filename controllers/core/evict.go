@@ -1,0 +1,61 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+// preemption is what a preempted victim's Preempted condition records.
+type preemption struct {
+	preemptor   types.NamespacedName
+	preemptorCQ string
+	// reason is Kueue's: InClusterQueue, InCohortReclamation, ...
+	reason string
+}
+
+// evict starts an eviction: Evicted=True (and Preempted=True for a preemption)
+// tells the owner's integration to stop the workload. The quota stays held; the
+// workload reconciler releases it once the owner has stopped. An eviction already
+// under way is not written again, since the engine repeats its decision every
+// cycle until the quota is released.
+func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, message string, p *preemption) error {
+	if p != nil && message == "" {
+		message = fmt.Sprintf("Preempted to accommodate workload %s in ClusterQueue %s", p.preemptor, p.preemptorCQ)
+	}
+	wl, err := l.updateWorkloadStatus(ctx, key, func(wl *kueue.Workload) error {
+		if wl.Status.Admission == nil || isTrue(wl, kueue.WorkloadFinished) {
+			return errSkip
+		}
+		if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == metav1.ConditionTrue {
+			return errSkip
+		}
+		setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, reason, message)
+		if p != nil {
+			setCondition(wl, kueue.WorkloadPreempted, metav1.ConditionTrue, p.reason, message)
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errSkip), apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		l.log.Error(err, "writing eviction", "workload", key, "reason", reason)
+		return fmt.Errorf("evicting workload %s: %w", key, err)
+	}
+	if p != nil {
+		l.events.Eventf(wl, corev1.EventTypeNormal, EventPreempted, "%s", message)
+		l.metrics.Preempted(p.preemptorCQ, p.reason)
+	}
+	l.events.Eventf(wl, corev1.EventTypeNormal, EventEvicted, "%s", message)
+	l.metrics.Evicted(cq, reason)
+	return nil
+}

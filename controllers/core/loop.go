@@ -1,0 +1,140 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"quokka.dev/quokka/controllers/core/metrics"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// loop is the scheduling loop: it runs a cycle whenever a reconciler signals a
+// change and applies the decisions through the API. It needs leadership, so only
+// one replica writes decisions.
+type loop struct {
+	log       logr.Logger
+	engine    *Engine
+	client    client.Client
+	apiReader client.Reader
+	cache     cache.Cache
+	events    EventRecorder
+	metrics   *metrics.Metrics
+	pending   *pendingTracker
+	resync    chan<- event.GenericEvent
+	opts      LoopOptions
+	// now is the wall clock; the engine itself never reads it.
+	now func() time.Time
+}
+
+// LoopOptions tune the loop; zero values take the defaults.
+type LoopOptions struct {
+	// Debounce is how long the loop waits after a change for more changes to
+	// join the same cycle.
+	Debounce time.Duration
+	// StatusInterval bounds how often queue status is written.
+	StatusInterval time.Duration
+	// RetryAfter is when a cycle whose writes failed is retried.
+	RetryAfter time.Duration
+	// Workers write decisions in parallel; decisions of one cycle concern
+	// distinct workloads.
+	Workers int
+}
+
+func (o LoopOptions) withDefaults() LoopOptions {
+	if o.Debounce == 0 {
+		o.Debounce = 20 * time.Millisecond
+	}
+	if o.StatusInterval == 0 {
+		o.StatusInterval = 250 * time.Millisecond
+	}
+	if o.RetryAfter == 0 {
+		o.RetryAfter = time.Second
+	}
+	if o.Workers == 0 {
+		o.Workers = 8
+	}
+	return o
+}
+
+var _ manager.LeaderElectionRunnable = (*loop)(nil)
+
+func (l *loop) NeedLeaderElection() bool { return true }
+
+// Start rebuilds the engine from the API before the first cycle, so that a new
+// leader knows every admission before it admits anything, then cycles until ctx
+// ends.
+func (l *loop) Start(ctx context.Context) error {
+	if !l.cache.WaitForCacheSync(ctx) {
+		return fmt.Errorf("scheduling loop: informer caches did not sync")
+	}
+	if err := l.rebuild(ctx); err != nil {
+		return fmt.Errorf("scheduling loop: %w", err)
+	}
+	l.log.Info("engine rebuilt from the API; scheduling")
+	var retry <-chan time.Time
+	statusDirty := true
+	var lastStatus time.Time
+	for {
+		var statusDue <-chan time.Time
+		if statusDirty {
+			statusDue = time.After(max(0, l.opts.StatusInterval-time.Since(lastStatus)))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-l.engine.Changed():
+		case <-retry:
+		case <-statusDue:
+			l.syncStatus(ctx)
+			statusDirty, lastStatus = false, time.Now()
+			continue
+		}
+		// Let a burst of changes (many workloads created at once) settle
+		// into one cycle.
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(l.opts.Debounce):
+		}
+		select {
+		case <-l.engine.Changed():
+		default:
+		}
+		retry = nil
+		if failed := l.runCycle(ctx); failed {
+			retry = time.After(l.opts.RetryAfter)
+		}
+		statusDirty = true
+	}
+}
+
+// runCycle runs one engine cycle and applies its decisions. It reports whether
+// some write failed, so the caller retries later.
+func (l *loop) runCycle(ctx context.Context) bool {
+	start := l.now()
+	var decisions []scheduler.Decision
+	l.engine.Do(func(s *scheduler.Scheduler) { decisions = s.Cycle(start) })
+	if len(decisions) == 0 {
+		return false
+	}
+	res := l.apply(ctx, decisions)
+	result := metrics.ResultInadmissible
+	if res.admitted > 0 {
+		result = metrics.ResultSuccess
+	}
+	l.metrics.AdmissionAttempt(result, l.now().Sub(start))
+	l.pending.endCycle(res.pendingKeys, res.inadmissibleByCQ, res.inadmissibleByLQ)
+	l.log.V(3).Info("cycle applied", "decisions", len(decisions), "admitted", res.admitted, "failed", res.failed)
+	return res.failed > 0
+}
+
+// workloadKeys is a set of workload keys.
+type workloadKeys = map[types.NamespacedName]struct{}

@@ -1,0 +1,134 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Snapshot is what the gauges report, taken from the engine at scrape time.
+type Snapshot struct {
+	// ReplicaRole is leader, follower or standalone.
+	ReplicaRole   string
+	ClusterQueues []ClusterQueue
+	LocalQueues   []LocalQueue
+}
+
+// ClusterQueue is one queue's gauges.
+type ClusterQueue struct {
+	Name, Cohort        string
+	PendingActive       int
+	PendingInadmissible int
+	// WeightedShare is nil when the engine does not compute fair sharing.
+	WeightedShare *int64
+	Cells         []Cell
+}
+
+// Cell is one flavor and resource of a queue, in the resource's usual unit
+// (cores for CPU, bytes for memory, whole units otherwise).
+type Cell struct {
+	Flavor, Resource string
+	Usage            float64
+	// Nominal, BorrowingLimit and LendingLimit are nil when not set.
+	Nominal, BorrowingLimit, LendingLimit *float64
+}
+
+// LocalQueue is one LocalQueue's gauges.
+type LocalQueue struct {
+	Namespace, Name     string
+	PendingActive       int
+	PendingInadmissible int
+	Cells               []Cell
+}
+
+type gaugeCollector struct {
+	opts     Options
+	snapshot func() Snapshot
+
+	pending, weightedShare                       *prometheus.Desc
+	usage, nominal, borrowingLimit, lendingLimit *prometheus.Desc
+	lqUsage, lqPending                           *prometheus.Desc
+}
+
+func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
+	cqLabels := []string{"cohort", "cluster_queue", "flavor", "resource", "replica_role"}
+	return &gaugeCollector{
+		opts:     opts,
+		snapshot: snapshot,
+		pending: prometheus.NewDesc("kueue_pending_workloads",
+			"The number of pending workloads, per cluster_queue and status (active: waiting for a cycle; inadmissible: the last cycle could not admit it)",
+			[]string{"cluster_queue", "status"}, nil),
+		weightedShare: prometheus.NewDesc("kueue_cluster_queue_weighted_share",
+			"The ClusterQueue's dominant resource share divided by its fair sharing weight, per thousand",
+			[]string{"cluster_queue"}, nil),
+		usage: prometheus.NewDesc("kueue_cluster_queue_resource_usage",
+			"The quota a ClusterQueue's admitted workloads hold, per flavor and resource", cqLabels, nil),
+		nominal: prometheus.NewDesc("kueue_cluster_queue_nominal_quota",
+			"The nominal quota of a ClusterQueue, per flavor and resource", cqLabels, nil),
+		borrowingLimit: prometheus.NewDesc("kueue_cluster_queue_borrowing_limit",
+			"The borrowing limit of a ClusterQueue, per flavor and resource", cqLabels, nil),
+		lendingLimit: prometheus.NewDesc("kueue_cluster_queue_lending_limit",
+			"The lending limit of a ClusterQueue, per flavor and resource", cqLabels, nil),
+		lqUsage: prometheus.NewDesc("kueue_local_queue_resource_usage",
+			"The quota a LocalQueue's admitted workloads hold, per flavor and resource",
+			[]string{"name", "namespace", "flavor", "resource", "replica_role"}, nil),
+		lqPending: prometheus.NewDesc("kueue_local_queue_pending_workloads",
+			"The number of pending workloads of a LocalQueue, per status",
+			[]string{"name", "namespace", "status"}, nil),
+	}
+}
+
+func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- g.pending
+	if g.opts.FairSharing {
+		ch <- g.weightedShare
+	}
+	if g.opts.ClusterQueueResources {
+		ch <- g.usage
+		ch <- g.nominal
+		ch <- g.borrowingLimit
+		ch <- g.lendingLimit
+	}
+	if g.opts.LocalQueue {
+		ch <- g.lqUsage
+		ch <- g.lqPending
+	}
+}
+
+func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
+	snap := g.snapshot()
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	role := snap.ReplicaRole
+	for _, cq := range snap.ClusterQueues {
+		gauge(g.pending, float64(cq.PendingActive), cq.Name, StatusActive)
+		gauge(g.pending, float64(cq.PendingInadmissible), cq.Name, StatusInadmissible)
+		if g.opts.FairSharing && cq.WeightedShare != nil {
+			gauge(g.weightedShare, float64(*cq.WeightedShare), cq.Name)
+		}
+		if !g.opts.ClusterQueueResources {
+			continue
+		}
+		for _, c := range cq.Cells {
+			labels := []string{cq.Cohort, cq.Name, c.Flavor, c.Resource, role}
+			gauge(g.usage, c.Usage, labels...)
+			for _, q := range []struct {
+				d *prometheus.Desc
+				v *float64
+			}{{g.nominal, c.Nominal}, {g.borrowingLimit, c.BorrowingLimit}, {g.lendingLimit, c.LendingLimit}} {
+				if q.v != nil {
+					gauge(q.d, *q.v, labels...)
+				}
+			}
+		}
+	}
+	if !g.opts.LocalQueue {
+		return
+	}
+	for _, lq := range snap.LocalQueues {
+		gauge(g.lqPending, float64(lq.PendingActive), lq.Name, lq.Namespace, StatusActive)
+		gauge(g.lqPending, float64(lq.PendingInadmissible), lq.Name, lq.Namespace, StatusInadmissible)
+		for _, c := range lq.Cells {
+			gauge(g.lqUsage, c.Usage, lq.Name, lq.Namespace, c.Flavor, c.Resource, role)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package core
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"quokka.dev/quokka/controllers/core/metrics"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// metricsSnapshot reads the engine for the gauges at scrape time.
+func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker) func() metrics.Snapshot {
+	return func() metrics.Snapshot {
+		snap := metrics.Snapshot{ReplicaRole: role.Label()}
+		e.Do(func(s *scheduler.Scheduler) {
+			for _, name := range s.ClusterQueueNames() {
+				v, ok := s.ClusterQueueSnapshot(name)
+				if !ok {
+					continue
+				}
+				snap.ClusterQueues = append(snap.ClusterQueues, clusterQueueMetrics(v, pending.inadmissibleCQ(name)))
+			}
+			for _, key := range s.LocalQueueKeys() {
+				v, ok := s.LocalQueueSnapshot(key.Namespace, key.Name)
+				if !ok {
+					continue
+				}
+				inadmissible := min(pending.inadmissibleLQ(key), v.PendingWorkloads)
+				lq := metrics.LocalQueue{Namespace: key.Namespace, Name: key.Name,
+					PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible}
+				for _, fr := range v.Usage.Keys() {
+					lq.Cells = append(lq.Cells, metrics.Cell{Flavor: fr.Flavor, Resource: string(fr.Resource),
+						Usage: toFloat(fr.Resource, v.Usage[fr])})
+				}
+				snap.LocalQueues = append(snap.LocalQueues, lq)
+			}
+		})
+		return snap
+	}
+}
+
+func clusterQueueMetrics(v scheduler.ClusterQueueView, inadmissible int) metrics.ClusterQueue {
+	inadmissible = min(inadmissible, v.PendingWorkloads)
+	out := metrics.ClusterQueue{Name: v.Name, Cohort: v.Cohort,
+		PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible}
+	cells := map[resources.FlavorResource]*metrics.Cell{}
+	var order []resources.FlavorResource
+	cell := func(f string, r corev1.ResourceName) *metrics.Cell {
+		fr := resources.FlavorResource{Flavor: f, Resource: r}
+		if c, ok := cells[fr]; ok {
+			return c
+		}
+		c := &metrics.Cell{Flavor: f, Resource: string(r)}
+		cells[fr] = c
+		order = append(order, fr)
+		return c
+	}
+	for _, q := range v.Quotas {
+		c := cell(q.Flavor, q.Resource)
+		c.Nominal = ptrFloat(toFloat(q.Resource, q.Nominal))
+		if q.BorrowingLimit != resources.Unlimited {
+			c.BorrowingLimit = ptrFloat(toFloat(q.Resource, q.BorrowingLimit))
+		}
+		if q.LendingLimit != resources.Unlimited {
+			c.LendingLimit = ptrFloat(toFloat(q.Resource, q.LendingLimit))
+		}
+	}
+	for _, u := range v.Usage {
+		cell(u.Flavor, u.Resource).Usage = toFloat(u.Resource, u.Total)
+	}
+	for _, fr := range order {
+		out.Cells = append(out.Cells, *cells[fr])
+	}
+	return out
+}
+
+// toFloat reports an amount in the resource's usual unit, as Kueue does
+// (cores for CPU, bytes for memory).
+func toFloat(r corev1.ResourceName, v int64) float64 {
+	q := quantity(r, v)
+	return q.AsApproximateFloat64()
+}
+
+func ptrFloat(v float64) *float64 { return &v }

@@ -1,0 +1,108 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// pendingTracker remembers the pending reason last written per workload, so that
+// the engine's Pending decisions (one per pending workload per cycle) cause a
+// write only when the reason or message changes; and the counts of workloads the
+// last cycle found inadmissible, for the pending-workload gauges.
+type pendingTracker struct {
+	mu      sync.Mutex
+	written map[types.NamespacedName]string
+	byCQ    map[string]int
+	byLQ    map[types.NamespacedName]int
+}
+
+func newPendingTracker() *pendingTracker {
+	return &pendingTracker{written: map[types.NamespacedName]string{}, byCQ: map[string]int{},
+		byLQ: map[types.NamespacedName]int{}}
+}
+
+func (p *pendingTracker) seen(key types.NamespacedName, reason, message string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.written[key] == reason+"\x00"+message
+}
+
+func (p *pendingTracker) remember(key types.NamespacedName, reason, message string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.written[key] = reason + "\x00" + message
+}
+
+func (p *pendingTracker) forget(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.written, key)
+}
+
+// endCycle drops what is known of workloads the cycle did not find pending (the
+// object's own condition is checked before a write anyway) and records the
+// inadmissible counts.
+func (p *pendingTracker) endCycle(pending workloadKeys, byCQ map[string]int, byLQ map[types.NamespacedName]int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.written {
+		if _, ok := pending[k]; !ok {
+			delete(p.written, k)
+		}
+	}
+	p.byCQ, p.byLQ = byCQ, byLQ
+}
+
+func (p *pendingTracker) inadmissibleCQ(name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.byCQ[name]
+}
+
+func (p *pendingTracker) inadmissibleLQ(key types.NamespacedName) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.byLQ[key]
+}
+
+// pendingOne writes QuotaReserved=False with the engine's reason and message when
+// they changed, with a Pending event. It returns the workload's LocalQueue name.
+func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) (string, error) {
+	cached := &kueue.Workload{}
+	if err := l.client.Get(ctx, d.Workload, cached); err != nil {
+		return "", ignoreGone(err)
+	}
+	lq := string(cached.Spec.QueueName)
+	if l.pending.seen(d.Workload, d.Reason, d.Message) || pendingUnchanged(cached, d.Reason, d.Message) {
+		return lq, nil
+	}
+	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
+		if wl.Status.Admission != nil || isTrue(wl, kueue.WorkloadFinished) || pendingUnchanged(wl, d.Reason, d.Message) {
+			return errSkip
+		}
+		setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, d.Reason, d.Message)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errSkip):
+		l.pending.remember(d.Workload, d.Reason, d.Message)
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		l.log.Error(err, "writing pending reason", "workload", d.Workload, "reason", d.Reason)
+		return lq, fmt.Errorf("marking workload %s pending: %w", d.Workload, err)
+	default:
+		l.pending.remember(d.Workload, d.Reason, d.Message)
+		l.events.Eventf(wl, corev1.EventTypeNormal, EventPending, "%s: %s", d.Reason, d.Message)
+	}
+	return lq, nil
+}

@@ -1,0 +1,187 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=clusterqueues/status;localqueues/status,verbs=get;update;patch
+
+// LocalQueue Active condition reasons (Kueue's).
+const (
+	lqReasonReady                 = "Ready"
+	lqReasonClusterQueueNotExists = "ClusterQueueDoesNotExist"
+	lqReasonClusterQueueInactive  = "ClusterQueueIsInactive"
+	lqReasonStopped               = "Stopped"
+)
+
+// syncStatus writes the status of every ClusterQueue and LocalQueue whose
+// engine view differs from what the object says. Comparing with the informer's
+// copy first keeps the steady state free of writes.
+func (l *loop) syncStatus(ctx context.Context) {
+	var cqs kueue.ClusterQueueList
+	if err := l.client.List(ctx, &cqs); err != nil {
+		l.log.Error(err, "listing ClusterQueues for status")
+		return
+	}
+	for i := range cqs.Items {
+		cq := &cqs.Items[i]
+		var view scheduler.ClusterQueueView
+		var ok bool
+		l.engine.Do(func(s *scheduler.Scheduler) { view, ok = s.ClusterQueueSnapshot(cq.Name) })
+		if !ok {
+			continue
+		}
+		if err := l.writeStatus(ctx, cq, &kueue.ClusterQueue{}, func(obj client.Object) {
+			setClusterQueueStatus(obj.(*kueue.ClusterQueue), view)
+		}); err != nil {
+			l.log.Error(err, "writing ClusterQueue status", "clusterQueue", cq.Name)
+		}
+	}
+	var lqs kueue.LocalQueueList
+	if err := l.client.List(ctx, &lqs); err != nil {
+		l.log.Error(err, "listing LocalQueues for status")
+		return
+	}
+	for i := range lqs.Items {
+		lq := &lqs.Items[i]
+		var view scheduler.LocalQueueView
+		var cqView scheduler.ClusterQueueView
+		var ok, cqOK bool
+		l.engine.Do(func(s *scheduler.Scheduler) {
+			view, ok = s.LocalQueueSnapshot(lq.Namespace, lq.Name)
+			cqView, cqOK = s.ClusterQueueSnapshot(string(lq.Spec.ClusterQueue))
+		})
+		if !ok {
+			continue
+		}
+		if err := l.writeStatus(ctx, lq, &kueue.LocalQueue{}, func(obj client.Object) {
+			setLocalQueueStatus(obj.(*kueue.LocalQueue), view, cqView, cqOK)
+		}); err != nil {
+			l.log.Error(err, "writing LocalQueue status", "localQueue", client.ObjectKeyFromObject(lq))
+		}
+	}
+}
+
+// writeStatus applies set to the cached object and writes it only if the status
+// changed; after a conflict it re-reads from the API server into fresh.
+func (l *loop) writeStatus(ctx context.Context, cached, fresh client.Object, set func(client.Object)) error {
+	obj := cached.DeepCopyObject().(client.Object)
+	set(obj)
+	if equality.Semantic.DeepEqual(statusOf(cached), statusOf(obj)) {
+		return nil
+	}
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			if err := l.apiReader.Get(ctx, client.ObjectKeyFromObject(cached), fresh); err != nil {
+				return err
+			}
+			obj = fresh
+			set(obj)
+		}
+		first = false
+		return l.client.Status().Update(ctx, obj)
+	})
+	if err != nil {
+		return fmt.Errorf("updating status of %s: %w", client.ObjectKeyFromObject(cached), client.IgnoreNotFound(err))
+	}
+	return nil
+}
+
+func statusOf(obj client.Object) any {
+	switch o := obj.(type) {
+	case *kueue.ClusterQueue:
+		return o.Status
+	case *kueue.LocalQueue:
+		return o.Status
+	}
+	return nil
+}
+
+// setClusterQueueStatus fills what the engine knows. Without admission checks
+// every workload holding quota is both reserving and admitted.
+func setClusterQueueStatus(cq *kueue.ClusterQueue, v scheduler.ClusterQueueView) {
+	st := metav1.ConditionFalse
+	if v.Active {
+		st = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&cq.Status.Conditions, metav1.Condition{
+		Type: kueue.ClusterQueueActive, Status: st, Reason: v.ActiveReason, Message: activeMessage(v),
+		ObservedGeneration: cq.Generation,
+	})
+	cq.Status.PendingWorkloads = int32(v.PendingWorkloads)
+	cq.Status.ReservingWorkloads = int32(v.AdmittedWorkloads)
+	cq.Status.AdmittedWorkloads = int32(v.AdmittedWorkloads)
+	usage := flavorUsage(v.Usage)
+	cq.Status.FlavorsReservation = usage
+	cq.Status.FlavorsUsage = usage
+}
+
+func activeMessage(v scheduler.ClusterQueueView) string {
+	if v.ActiveMessage != "" {
+		return v.ActiveMessage
+	}
+	if v.Active {
+		return "Can admit new workloads"
+	}
+	return "Can't admit new workloads"
+}
+
+// flavorUsage groups usage cells by flavor, keeping the view's order.
+func flavorUsage(cells []scheduler.UsageView) []kueue.FlavorUsage {
+	var out []kueue.FlavorUsage
+	for _, c := range cells {
+		if len(out) == 0 || string(out[len(out)-1].Name) != c.Flavor {
+			out = append(out, kueue.FlavorUsage{Name: kueue.ResourceFlavorReference(c.Flavor)})
+		}
+		f := &out[len(out)-1]
+		f.Resources = append(f.Resources, kueue.ResourceUsage{
+			Name: c.Resource, Total: quantity(c.Resource, c.Total), Borrowed: quantity(c.Resource, c.Borrowed),
+		})
+	}
+	return out
+}
+
+func setLocalQueueStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueView, cq scheduler.ClusterQueueView, cqExists bool) {
+	cond := metav1.Condition{Type: kueue.ClusterQueueActive, Status: metav1.ConditionTrue, Reason: lqReasonReady,
+		Message: "Can submit new workloads to localQueue", ObservedGeneration: lq.Generation}
+	switch {
+	case !cqExists:
+		cond.Status, cond.Reason = metav1.ConditionFalse, lqReasonClusterQueueNotExists
+		cond.Message = fmt.Sprintf("ClusterQueue %s does not exist", lq.Spec.ClusterQueue)
+	case v.StopPolicy == kueue.Hold || v.StopPolicy == kueue.HoldAndDrain:
+		cond.Status, cond.Reason = metav1.ConditionFalse, lqReasonStopped
+		cond.Message = "LocalQueue is stopped"
+	case !cq.Active:
+		cond.Status, cond.Reason = metav1.ConditionFalse, lqReasonClusterQueueInactive
+		cond.Message = fmt.Sprintf("ClusterQueue %s is inactive", lq.Spec.ClusterQueue)
+	}
+	meta.SetStatusCondition(&lq.Status.Conditions, cond)
+	lq.Status.PendingWorkloads = int32(v.PendingWorkloads)
+	lq.Status.ReservingWorkloads = int32(v.AdmittedWorkloads)
+	lq.Status.AdmittedWorkloads = int32(v.AdmittedWorkloads)
+	usage := amountsUsage(v.Usage)
+	lq.Status.FlavorsReservation = usage
+	lq.Status.FlavorsUsage = usage
+}
+
+// amountsUsage converts a LocalQueue's charge into flavor usage; a LocalQueue
+// borrows nothing itself.
+func amountsUsage(a resources.Amounts) []kueue.FlavorUsage {
+	cells := make([]scheduler.UsageView, 0, len(a))
+	for _, fr := range a.Keys() {
+		cells = append(cells, scheduler.UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: a[fr]})
+	}
+	return flavorUsage(cells)
+}

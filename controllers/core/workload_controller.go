@@ -1,0 +1,206 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/finalizers,verbs=update
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
+
+// ownerUIDIndex indexes Workloads by the UID of their controlling owner, so that a
+// change to a Job finds its Workload without a scan.
+const ownerUIDIndex = "core.quokka.dev/owner-uid"
+
+// workloadReconciler mirrors Workloads into the engine on every replica and, on
+// the leader only, runs their lifecycle: the finalizer, and the end of an
+// eviction once the workload's owner has stopped.
+type workloadReconciler struct {
+	client client.Client
+	engine *Engine
+	role   *Role
+	events EventRecorder
+	// resync receives every Workload when this replica becomes leader, because
+	// writes skipped while following must now be made.
+	resync chan event.GenericEvent
+}
+
+func (r *workloadReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	wl := &kueue.Workload{}
+	err := r.client.Get(ctx, req.NamespacedName, wl)
+	if apierrors.IsNotFound(err) {
+		r.engine.Do(func(s *scheduler.Scheduler) { s.DeleteWorkload(req.NamespacedName) })
+		r.engine.Notify()
+		return reconcile.Result{}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("reading workload %s: %w", req.NamespacedName, err)
+	}
+	defer r.engine.Notify()
+
+	if !wl.DeletionTimestamp.IsZero() {
+		// The engine forgets the workload first; only then may the object go.
+		r.engine.Do(func(s *scheduler.Scheduler) { s.DeleteWorkload(req.NamespacedName) })
+		return reconcile.Result{}, r.removeFinalizer(ctx, wl)
+	}
+	r.engine.Do(func(s *scheduler.Scheduler) { err = s.UpsertWorkload(wl) })
+	if err != nil {
+		log.FromContext(ctx).Error(err, "the engine refused the workload")
+	}
+	if !r.role.CanWrite() {
+		return reconcile.Result{}, nil
+	}
+	if isTrue(wl, kueue.WorkloadFinished) {
+		return reconcile.Result{}, r.removeFinalizer(ctx, wl)
+	}
+	if !controllerutil.ContainsFinalizer(wl, Finalizer) {
+		if err := r.addFinalizer(ctx, wl); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if wl.Status.Admission != nil && isTrue(wl, kueue.WorkloadEvicted) {
+		return reconcile.Result{}, r.finishEviction(ctx, wl)
+	}
+	return reconcile.Result{}, nil
+}
+
+func (r *workloadReconciler) addFinalizer(ctx context.Context, wl *kueue.Workload) error {
+	patch := client.MergeFromWithOptions(wl.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.AddFinalizer(wl, Finalizer)
+	if err := r.client.Patch(ctx, wl, patch); err != nil {
+		return fmt.Errorf("adding finalizer to workload %s: %w", client.ObjectKeyFromObject(wl), err)
+	}
+	return nil
+}
+
+// removeFinalizer lets a finished or deleted workload go. Only the leader
+// removes it, after its own engine has released the quota.
+func (r *workloadReconciler) removeFinalizer(ctx context.Context, wl *kueue.Workload) error {
+	if !r.role.CanWrite() || !controllerutil.ContainsFinalizer(wl, Finalizer) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(wl.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(wl, Finalizer)
+	if err := r.client.Patch(ctx, wl, patch); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing finalizer from workload %s: %w", client.ObjectKeyFromObject(wl), err)
+	}
+	return nil
+}
+
+// finishEviction releases the quota of an evicted workload once nothing of it
+// runs any more: the admission is cleared, the workload is requeued, and only
+// after the API accepted that is the engine told.
+func (r *workloadReconciler) finishEviction(ctx context.Context, wl *kueue.Workload) error {
+	stopped, err := r.ownerStopped(ctx, wl)
+	if err != nil || !stopped {
+		return err
+	}
+	evicted := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted)
+	key := client.ObjectKeyFromObject(wl)
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &kueue.Workload{}
+		if err := r.client.Get(ctx, key, cur); err != nil {
+			return err
+		}
+		if cur.Status.Admission == nil || !isTrue(cur, kueue.WorkloadEvicted) {
+			return nil
+		}
+		setRequeued(cur, evicted.Reason, evicted.Message)
+		return r.client.Status().Update(ctx, cur)
+	})
+	if err != nil {
+		return fmt.Errorf("requeueing evicted workload %s: %w", key, client.IgnoreNotFound(err))
+	}
+	r.engine.Do(func(s *scheduler.Scheduler) { s.EvictWorkload(key) })
+	log.FromContext(ctx).V(2).Info("evicted workload requeued", "workload", key, "reason", evicted.Reason)
+	return nil
+}
+
+// ownerStopped reports whether the workload's pods are gone. A workload without a
+// controlling owner stops when evicted. A batch/v1 Job has stopped once the job
+// integration suspended it and no pod is active; a missing owner has stopped.
+// Owners of other kinds have their own integrations, which Quokka does not have
+// yet, so they are treated as stopped rather than holding quota forever.
+func (r *workloadReconciler) ownerStopped(ctx context.Context, wl *kueue.Workload) (bool, error) {
+	owner := metav1.GetControllerOf(wl)
+	if owner == nil || owner.Kind != "Job" || owner.APIVersion != batchv1.SchemeGroupVersion.String() {
+		return true, nil
+	}
+	job := &batchv1.Job{}
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: wl.Namespace, Name: owner.Name}, job)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading owner job of workload %s: %w", client.ObjectKeyFromObject(wl), err)
+	}
+	if job.UID != owner.UID {
+		return true, nil
+	}
+	return ptr.Deref(job.Spec.Suspend, false) && job.Status.Active == 0, nil
+}
+
+// workloadsOfJob maps a Job event to its Workloads through the owner index.
+func (r *workloadReconciler) workloadsOfJob(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list kueue.WorkloadList
+	if err := r.client.List(ctx, &list, client.InNamespace(obj.GetNamespace()),
+		client.MatchingFields{ownerUIDIndex: string(obj.GetUID())}); err != nil {
+		log.FromContext(ctx).Error(err, "listing workloads of job", "job", client.ObjectKeyFromObject(obj))
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}
+
+func indexOwnerUID(obj client.Object) []string {
+	if owner := metav1.GetControllerOf(obj); owner != nil {
+		return []string{string(owner.UID)}
+	}
+	return nil
+}
+
+func (r *workloadReconciler) setup(ctx context.Context, mgr manager.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &kueue.Workload{}, ownerUIDIndex, indexOwnerUID); err != nil {
+		return fmt.Errorf("indexing workloads by owner: %w", err)
+	}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("core-workload").
+		For(&kueue.Workload{}).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.workloadsOfJob)).
+		WatchesRawSource(source.Channel(r.resync, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{
+			NeedLeaderElection:      ptr.To(false),
+			SkipNameValidation:      ptr.To(true),
+			MaxConcurrentReconciles: 4,
+		}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("setting up workload controller: %w", err)
+	}
+	return nil
+}
