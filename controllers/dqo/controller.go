@@ -57,18 +57,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration) error {
 // and writes the result. See the package documentation for why there is a single
 // reconcile key.
 //
-// The RBAC below is everything it needs: it reads the four kinds through the
-// manager's cache (list and watch, no direct get) and patches only their status
-// subresources; it never creates, updates or deletes an object, and it reads no
-// CapacityProvider's spec.parameters object.
-//
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=capacityproviders,verbs=list;watch
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=dynamicquotaorchestrators,verbs=list;watch
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=dynamicquotaorchestrators/status,verbs=patch
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=clusterqueues,verbs=list;watch
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=clusterqueues/status,verbs=patch
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=cohorts,verbs=list;watch
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=cohorts/status,verbs=patch
+// Its RBAC markers stand above Reconcile.
 type Reconciler struct {
 	client client.Client
 	now    func() time.Time
@@ -144,6 +133,19 @@ var cohortChanged = updatesWhere(func(old, cur *v1beta2.Cohort) bool {
 // an optimistic-lock race. The informer delivers the newer object within
 // milliseconds, and its event enqueues the key anyway; the delay is a backstop.
 const conflictRetryDelay = 500 * time.Millisecond
+
+// The controller's permissions, exactly what it needs: it reads the four kinds
+// through the manager's cache (list and watch, no direct get) and patches only
+// their status subresources. It never creates, updates or deletes an object, and
+// it reads no CapacityProvider's spec.parameters object. Markers must stand in a
+// comment of their own (not a declaration's doc) for controller-gen to see them.
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=capacityproviders,verbs=list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=dynamicquotaorchestrators,verbs=list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=dynamicquotaorchestrators/status,verbs=patch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=clusterqueues,verbs=list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=clusterqueues/status,verbs=patch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=cohorts,verbs=list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=cohorts/status,verbs=patch
 
 // Reconcile plans every orchestrator from the cache and writes what differs. The
 // request is ignored: there is only one key.
