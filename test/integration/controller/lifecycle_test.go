@@ -1,0 +1,175 @@
+//go:build integration
+
+package controller
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/controllers/core"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// cpuQueue creates namespace ns with a LocalQueue "q" pointing at a ClusterQueue
+// of the same name that has cpus CPUs of flavor "default".
+func cpuQueue(t *testing.T, ns string, cpus string) {
+	t.Helper()
+	create(t, makeFlavor("default"), makeNS(ns, map[string]string{"team": ns}),
+		makeCQ(ns).selector("team", ns).flavor("default", quota("cpu", cpus, "", "")).obj(),
+		makeLQ(ns, "q", ns))
+}
+
+func waitAdmitted(t *testing.T, ns string, names ...string) {
+	t.Helper()
+	eventually(t, 20*time.Second, func() string {
+		for _, n := range names {
+			if !isAdmitted(getWL(t, ns, n)) {
+				return n + " not admitted"
+			}
+		}
+		return ""
+	})
+}
+
+func waitPending(t *testing.T, ns, name, reason string) {
+	t.Helper()
+	eventually(t, 20*time.Second, func() string {
+		c := cond(getWL(t, ns, name), kueue.WorkloadQuotaReserved)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != reason {
+			return fmt.Sprintf("%s QuotaReserved = %+v, want False/%s", name, c, reason)
+		}
+		return ""
+	})
+}
+
+// 002 (Workloads): quota is held until the workload finishes; Finished=True
+// releases it at once, and a deleted workload releases it through the finalizer.
+func TestFinishedAndDeletedWorkloadsReleaseQuota(t *testing.T) {
+	ns := "lifecycle"
+	cpuQueue(t, ns, "1")
+	startManager(t, nil)
+	create(t, makeWL(ns, "a", "q", "cpu", "1"))
+	waitAdmitted(t, ns, "a")
+	if !controllerutil.ContainsFinalizer(getWL(t, ns, "a"), core.Finalizer) {
+		t.Errorf("admitted workload lacks finalizer %s", core.Finalizer)
+	}
+	create(t, makeWL(ns, "b", "q", "cpu", "1"))
+	waitPending(t, ns, "b", scheduler.ReasonInsufficientQuota)
+
+	finish(t, getWL(t, ns, "a"))
+	waitAdmitted(t, ns, "b")
+	eventually(t, 10*time.Second, func() string {
+		if controllerutil.ContainsFinalizer(getWL(t, ns, "a"), core.Finalizer) {
+			return "finished workload a still has the finalizer"
+		}
+		return ""
+	})
+
+	create(t, makeWL(ns, "c", "q", "cpu", "1"))
+	waitPending(t, ns, "c", scheduler.ReasonInsufficientQuota)
+	if err := env.Client.Delete(context.Background(), getWL(t, ns, "b")); err != nil {
+		t.Fatalf("deleting b: %v", err)
+	}
+	waitAdmitted(t, ns, "c")
+	eventually(t, 10*time.Second, func() string {
+		err := env.Client.Get(context.Background(), keyOf(ns, "b"), &kueue.Workload{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Sprintf("deleted workload b still there (%v)", err)
+		}
+		return ""
+	})
+}
+
+// A workload that reaches no ClusterQueue waits with the reason: its LocalQueue
+// is missing, or the ClusterQueue does not select its namespace.
+func TestUnroutableWorkloadsStayPending(t *testing.T) {
+	ns := "unroutable"
+	cpuQueue(t, ns, "10")
+	other := "unroutable-other"
+	// The namespace lacks the label team=unroutable that the queue selects.
+	create(t, makeNS(other, nil), makeLQ(other, "q", ns))
+	startManager(t, nil)
+	create(t, makeWL(ns, "no-lq", "missing", "cpu", "1"), makeWL(other, "not-selected", "q", "cpu", "1"))
+	waitPending(t, ns, "no-lq", scheduler.ReasonLocalQueueNotFound)
+	waitPending(t, other, "not-selected", scheduler.ReasonNamespaceNotSelected)
+	// The reason is written once, not every cycle: the object stays unchanged
+	// while other workloads keep the loop cycling.
+	rv := getWL(t, ns, "no-lq").ResourceVersion
+	for i := range 5 {
+		create(t, makeWL(ns, fmt.Sprintf("churn-%d", i), "q", "cpu", "1"))
+	}
+	consistently(t, 2*time.Second, func() string {
+		for _, wl := range []*kueue.Workload{getWL(t, ns, "no-lq"), getWL(t, other, "not-selected")} {
+			if wl.Status.Admission != nil {
+				return wl.Name + " was admitted"
+			}
+		}
+		if got := getWL(t, ns, "no-lq").ResourceVersion; got != rv {
+			return fmt.Sprintf("pending workload rewritten (resourceVersion %s -> %s) although its reason did not change", rv, got)
+		}
+		return ""
+	})
+}
+
+// The engine is rebuilt from the API when a manager starts: admissions made by a
+// previous manager are charged before the first cycle, so nothing is admitted
+// twice, and pending work resumes when quota frees.
+func TestRestartKeepsAdmissions(t *testing.T) {
+	ns := "restart"
+	cpuQueue(t, ns, "4")
+	first := startManager(t, nil)
+	for i := range 6 {
+		create(t, makeWL(ns, fmt.Sprintf("w%d", i), "q", "cpu", "1"))
+	}
+	eventually(t, 20*time.Second, func() string {
+		if n := countAdmitted(listWLs(t, ns)); n != 4 {
+			return fmt.Sprintf("%d admitted, want 4", n)
+		}
+		return ""
+	})
+	first.stop()
+
+	// Created while no manager runs: the new one must not admit it into quota
+	// that the first one's admissions hold.
+	create(t, makeWL(ns, "late", "q", "cpu", "1"))
+	startManager(t, nil)
+	waitPending(t, ns, "late", scheduler.ReasonInsufficientQuota)
+	consistently(t, 3*time.Second, func() string {
+		if n := countAdmitted(listWLs(t, ns)); n != 4 {
+			return fmt.Sprintf("%d admitted after restart, want 4", n)
+		}
+		return ""
+	})
+	eventually(t, 10*time.Second, func() string {
+		cq := &kueue.ClusterQueue{}
+		if err := env.Client.Get(context.Background(), keyOf("", ns), cq); err != nil {
+			return err.Error()
+		}
+		if total, _ := flavorCell(cq.Status.FlavorsUsage, "default", "cpu"); total != 4 || cq.Status.AdmittedWorkloads != 4 || cq.Status.PendingWorkloads != 3 {
+			return fmt.Sprintf("after restart: usage %d, admitted %d, pending %d; want 4, 4, 3", total, cq.Status.AdmittedWorkloads, cq.Status.PendingWorkloads)
+		}
+		return ""
+	})
+
+	var admitted *kueue.Workload
+	for _, wl := range listWLs(t, ns) {
+		if isAdmitted(&wl) {
+			admitted = &wl
+			break
+		}
+	}
+	finish(t, admitted)
+	eventually(t, 20*time.Second, func() string {
+		if n := countAdmitted(listWLs(t, ns)); n != 4 {
+			return fmt.Sprintf("%d admitted after one finished, want 4 again", n)
+		}
+		return ""
+	})
+}
