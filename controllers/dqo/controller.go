@@ -45,6 +45,10 @@ func Controller() cli.Controller {
 // not remove status.effectiveQuotas").
 func Setup(mgr manager.Manager, cfg *configapi.Configuration) error {
 	if !cfg.FeatureGate(configapi.FeatureDynamicQuotaOrchestration) {
+		// Say so once: an administrator who created orchestrators and sees no
+		// status on them should find the reason in the log.
+		ctrl.Log.WithName("setup").Info("not starting the DynamicQuotaOrchestration controller: feature gate is off",
+			"featureGate", string(configapi.FeatureDynamicQuotaOrchestration))
 		return nil
 	}
 	if err := NewReconciler(mgr.GetClient(), nil).SetupWithManager(mgr); err != nil {
