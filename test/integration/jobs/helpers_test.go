@@ -162,6 +162,31 @@ func evict(wl *kueue.Workload) {
 	setTrue(wl, kueue.WorkloadPreempted, kueue.InCohortReclamationReason, "Preempted to accommodate a workload in the same cohort")
 }
 
+// requeue writes what the core writes once the evicted Job has stopped: the
+// admission is cleared and the Workload waits again.
+func requeue(wl *kueue.Workload) {
+	wl.Status.Admission = nil
+	setFalse(wl, kueue.WorkloadQuotaReserved, "Pending", "Evicted, waiting for quota")
+	setFalse(wl, kueue.WorkloadAdmitted, "NoReservation", "The workload has no reservation")
+	setTrue(wl, kueue.WorkloadRequeued, kueue.WorkloadEvictedByPreemption, "Requeued after preemption")
+}
+
+// readmit admits again: as in Kueue, a new reservation turns Evicted and
+// Preempted False.
+func readmit(flavor string) func(*kueue.Workload) {
+	return func(wl *kueue.Workload) {
+		admit(flavor)(wl)
+		setFalse(wl, kueue.WorkloadEvicted, "QuotaReserved", "Previously: preempted")
+		setFalse(wl, kueue.WorkloadPreempted, "QuotaReserved", "Previously: preempted")
+	}
+}
+
+func setFalse(wl *kueue.Workload, typ, reason, msg string) {
+	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{
+		Type: typ, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: wl.Generation,
+	})
+}
+
 func setTrue(wl *kueue.Workload, typ, reason, msg string) {
 	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{
 		Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: msg, ObservedGeneration: wl.Generation,

@@ -127,6 +127,21 @@ func TestAdmissionInjectsTheFlavorAndEvictionRestoresTheTemplate(t *testing.T) {
 		}
 		return nil
 	})
+
+	// The core requeues the stopped Workload, then admits it again; the Job runs
+	// again on the flavor.
+	writeStatus(t, wl, requeue)
+	if !ptr.Deref(getJob(t, key).Spec.Suspend, false) {
+		t.Fatal("a requeued Job was unsuspended")
+	}
+	writeStatus(t, wl, readmit("h100"))
+	eventually(t, "job restarted on h100", func() error {
+		got := getJob(t, key)
+		if ptr.Deref(got.Spec.Suspend, true) || got.Spec.Template.Spec.NodeSelector["nvidia.com/gpu.product"] != "NVIDIA-H100-80GB-HBM3" {
+			return fmt.Errorf("suspend %v, nodeSelector %v", got.Spec.Suspend, got.Spec.Template.Spec.NodeSelector)
+		}
+		return nil
+	})
 }
 
 func TestCompletedJobFinishesItsWorkload(t *testing.T) {
