@@ -1,0 +1,120 @@
+//go:build integration
+
+package controller
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/internal/scheme"
+)
+
+// A HoldAndDrain ClusterQueue evicts its admitted workloads (Evicted=True,
+// ClusterQueueStopped). The quota stays held while the owning Job runs; once the
+// job integration has suspended it and no pod is active, the admission is
+// cleared and the workload is requeued.
+func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
+	ns := "drain"
+	cpuQueue(t, ns, "2")
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "job"},
+		Spec: batchv1.JobSpec{Suspend: ptr.To(false), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "c", Image: "busybox"}},
+		}}},
+	}
+	create(t, job)
+	owned := makeWL(ns, "owned", "q", "cpu", "1")
+	if err := controllerutil.SetControllerReference(job, owned, scheme.New()); err != nil {
+		t.Fatal(err)
+	}
+	create(t, owned, makeWL(ns, "free", "q", "cpu", "1"))
+	mgr := startManager(t, nil)
+	waitAdmitted(t, ns, "owned", "free")
+
+	cq := &kueue.ClusterQueue{}
+	if err := env.Client.Get(context.Background(), keyOf("", ns), cq); err != nil {
+		t.Fatal(err)
+	}
+	cq.Spec.StopPolicy = ptr.To(kueue.HoldAndDrain)
+	if err := env.Client.Update(context.Background(), cq); err != nil {
+		t.Fatalf("stopping the queue: %v", err)
+	}
+	// The workload without owner stops at once.
+	eventually(t, 20*time.Second, func() string {
+		wl := getWL(t, ns, "free")
+		if wl.Status.Admission != nil || !requeuedFor(wl, kueue.WorkloadEvictedByClusterQueueStopped) {
+			return fmt.Sprintf("free: admission %v, conditions %+v", wl.Status.Admission, wl.Status.Conditions)
+		}
+		return ""
+	})
+	// The Job's workload keeps its admission while the job runs.
+	eventually(t, 20*time.Second, func() string {
+		e := cond(getWL(t, ns, "owned"), kueue.WorkloadEvicted)
+		if e == nil || e.Status != metav1.ConditionTrue || e.Reason != kueue.WorkloadEvictedByClusterQueueStopped {
+			return fmt.Sprintf("owned Evicted = %+v", e)
+		}
+		return ""
+	})
+	consistently(t, 2*time.Second, func() string {
+		if getWL(t, ns, "owned").Status.Admission == nil {
+			return "owned lost its admission while its job still runs"
+		}
+		return ""
+	})
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(job), job); err != nil {
+		t.Fatal(err)
+	}
+	job.Spec.Suspend = ptr.To(true)
+	if err := env.Client.Update(context.Background(), job); err != nil {
+		t.Fatalf("suspending job: %v", err)
+	}
+	eventually(t, 20*time.Second, func() string {
+		wl := getWL(t, ns, "owned")
+		if wl.Status.Admission != nil || !requeuedFor(wl, kueue.WorkloadEvictedByClusterQueueStopped) {
+			return fmt.Sprintf("owned after suspension: admission %v, conditions %+v", wl.Status.Admission, wl.Status.Conditions)
+		}
+		return ""
+	})
+	eventually(t, 10*time.Second, func() string {
+		text := mgr.scrape(t)
+		if v, _ := sample(text, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns, "reason": "ClusterQueueStopped"}); v != 2 {
+			return fmt.Sprintf("kueue_evicted_workloads_total = %v, want 2", v)
+		}
+		return ""
+	})
+	eventually(t, 10*time.Second, func() string {
+		var events corev1.EventList
+		if err := env.Client.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		seen := map[string]bool{}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == "free" {
+				seen[e.Reason] = true
+			}
+		}
+		for _, r := range []string{"QuotaReserved", "Admitted", "Evicted"} {
+			if !seen[r] {
+				return fmt.Sprintf("no %s event on workload free (saw %v)", r, seen)
+			}
+		}
+		return ""
+	})
+}
+
+func requeuedFor(wl *kueue.Workload, reason string) bool {
+	r, q, a := cond(wl, kueue.WorkloadRequeued), cond(wl, kueue.WorkloadQuotaReserved), cond(wl, kueue.WorkloadAdmitted)
+	return r != nil && r.Status == metav1.ConditionTrue && r.Reason == reason &&
+		q != nil && q.Status == metav1.ConditionFalse && a != nil && a.Status == metav1.ConditionFalse
+}
