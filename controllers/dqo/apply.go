@@ -17,8 +17,11 @@ import (
 	enginedqo "quokka.dev/quokka/engine/dqo"
 )
 
-// snapshot is one consistent read of everything the plan depends on. The objects
-// are the cache's deep copies, so the writes below can modify them freely.
+// snapshot is one read of everything the plan depends on. The objects are the
+// cache's own (listed with UnsafeDisableDeepCopy): a plan reads every ClusterQueue
+// of the cluster but writes few, so copying all of them on every reconcile would be
+// most of its cost. Nothing may modify them: the engine never modifies its inputs,
+// and the writes below copy an object before changing it.
 type snapshot struct {
 	orchestrators []*v1alpha1.DynamicQuotaOrchestrator
 	providers     map[string]*v1alpha1.CapacityProvider
@@ -29,19 +32,19 @@ type snapshot struct {
 
 func (r *Reconciler) snapshot(ctx context.Context) (*snapshot, error) {
 	var dqos v1alpha1.DynamicQuotaOrchestratorList
-	if err := r.client.List(ctx, &dqos); err != nil {
+	if err := r.client.List(ctx, &dqos, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing DynamicQuotaOrchestrators: %w", err)
 	}
 	var cps v1alpha1.CapacityProviderList
-	if err := r.client.List(ctx, &cps); err != nil {
+	if err := r.client.List(ctx, &cps, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing CapacityProviders: %w", err)
 	}
 	var cqs v1beta2.ClusterQueueList
-	if err := r.client.List(ctx, &cqs); err != nil {
+	if err := r.client.List(ctx, &cqs, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing ClusterQueues: %w", err)
 	}
 	var cohorts v1beta2.CohortList
-	if err := r.client.List(ctx, &cohorts); err != nil {
+	if err := r.client.List(ctx, &cohorts, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing Cohorts: %w", err)
 	}
 
@@ -140,19 +143,19 @@ func (r *Reconciler) writeEffectiveQuotas(ctx context.Context, s *snapshot, u en
 	eq := u.EffectiveQuotas.DeepCopy()
 	switch u.Node.Kind {
 	case v1alpha1.ClusterQueueKind:
-		cq := s.clusterQueues[u.Node.Name]
-		if cq == nil {
+		cached := s.clusterQueues[u.Node.Name]
+		if cached == nil {
 			return fmt.Errorf("ClusterQueue %q is in the plan but not in the snapshot", u.Node.Name)
 		}
-		base := cq.DeepCopy()
+		base, cq := cached.DeepCopy(), cached.DeepCopy()
 		cq.Status.EffectiveQuotas = eq
 		return patchStatus(ctx, r.client, cq, base, fmt.Sprintf("writing status.effectiveQuotas of ClusterQueue %q", cq.Name))
 	case v1alpha1.CohortKind:
-		co := s.cohorts[u.Node.Name]
-		if co == nil {
+		cached := s.cohorts[u.Node.Name]
+		if cached == nil {
 			return fmt.Errorf("cohort %q is in the plan but not in the snapshot", u.Node.Name)
 		}
-		base := co.DeepCopy()
+		base, co := cached.DeepCopy(), cached.DeepCopy()
 		co.Status.EffectiveQuotas = eq
 		return patchStatus(ctx, r.client, co, base, fmt.Sprintf("writing status.effectiveQuotas of Cohort %q", co.Name))
 	}
@@ -162,8 +165,7 @@ func (r *Reconciler) writeEffectiveQuotas(ctx context.Context, s *snapshot, u en
 // writeOrchestratorStatus stores the outcome in the orchestrator's status when it
 // differs from what is stored, and reports whether it wrote.
 func (r *Reconciler) writeOrchestratorStatus(ctx context.Context, o *enginedqo.Outcome) (bool, error) {
-	d := o.Orchestrator
-	base := d.DeepCopy()
+	base, d := o.Orchestrator.DeepCopy(), o.Orchestrator.DeepCopy()
 	if !desiredOrchestratorStatus(&d.Status, o) {
 		return false, nil
 	}
