@@ -45,6 +45,8 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 		out = s.scheduleTree(t, out)
 	}
 	s.releasePhantoms()
+	s.epoch++ // the world changes between cycles
+	clear(s.failedPreemption)
 	return out
 }
 
@@ -200,6 +202,8 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	r.admittedAt = s.now
 	r.admittedCycle = s.cycle
 	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
+	s.epoch++
+	s.touch(q)
 	s.attachAdmitted(r, StateAssumed)
 	s.dropPreemption(r.info.Key)
 	s.afsPenalty(q, r)

@@ -57,6 +57,10 @@ func (s *Scheduler) chargePhantom(key types.NamespacedName, in *inflight) {
 	pk := phantomKey(key)
 	s.cache.Charge(pk, in.cq, in.usage)
 	s.phantoms = append(s.phantoms, pk)
+	s.epoch++
+	if q, ok := s.cache.ClusterQueue(in.cq); ok {
+		s.touch(q)
+	}
 }
 
 // releasePhantoms undoes the cycle's reservations, so that views and dry runs
@@ -111,6 +115,14 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	if res.Preemption == nil || !s.canPreempt(q) {
 		return out, false
 	}
+	// The outcome depends on the tree's usage, the assignment and the
+	// preemptor's priority (and, for LowerOrNewerEqualPriority, its creation
+	// time): a search that failed for an equal workload at the same epoch would
+	// fail again.
+	memo := failedSearch{epoch: s.epoch, priority: r.priority, usage: res.Preemption.Usage}
+	if f, ok := s.failedPreemption[q.Name()]; ok && q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && f.same(memo) {
+		return out, false
+	}
 	type held struct {
 		key   types.NamespacedName
 		cq    string
@@ -129,6 +141,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
 	}
 	if len(targets) == 0 {
+		s.failedPreemption[q.Name()] = memo
 		return out, false
 	}
 	d := Preempt{Preemptor: r.info.Key, PreemptorClusterQueue: q.Name()}
@@ -144,6 +157,25 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	out = append(out, d)
 	w, _ := s.waiting(q, r)
 	return append(out, w), true
+}
+
+// failedSearch is a preemption search that found no victims.
+type failedSearch struct {
+	epoch    uint64
+	priority int32
+	usage    resources.Amounts
+}
+
+func (f failedSearch) same(o failedSearch) bool {
+	if f.epoch != o.epoch || f.priority != o.priority || len(f.usage) != len(o.usage) {
+		return false
+	}
+	for fr, v := range f.usage {
+		if o.usage[fr] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // preemptionMessage is the Preempted condition's message, in Kueue's words,

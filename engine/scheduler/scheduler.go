@@ -68,6 +68,15 @@ type Scheduler struct {
 	// now is the time of the running cycle; cycle counts cycles.
 	now   time.Time
 	cycle uint64
+	// nodeVer counts usage changes below each fair-sharing node, to keep
+	// cached shares of heads exact.
+	nodeVer map[quota.FairNode]uint64
+	nodeIDs map[quota.FairNode]int
+	// epoch counts usage changes in cycles (admissions, reservations), and
+	// failedPreemption remembers, per ClusterQueue, the last search that found
+	// nothing, so that equal workloads behind it do not search again.
+	epoch            uint64
+	failedPreemption map[string]failedSearch
 	// afs is the admission fair sharing state; nil when off.
 	afs *afsState
 }
@@ -134,6 +143,10 @@ func New(opts Options) *Scheduler {
 		deactivated:  map[types.NamespacedName]*record{},
 		lists:        map[string]*pendingList{},
 		preempting:   map[types.NamespacedName]*inflight{},
+		nodeVer:      map[quota.FairNode]uint64{},
+		nodeIDs:      map[quota.FairNode]int{},
+
+		failedPreemption: map[string]failedSearch{},
 		victimOf:     map[types.NamespacedName]types.NamespacedName{},
 		strategies:   strategiesOf(opts.FairSharing),
 		afs:          newAFS(opts.AdmissionFairSharing),

@@ -26,6 +26,8 @@ type head struct {
 	r   *record
 	res flavorassigner.Result
 	ver uint64
+	// fair caches the head's shares under fair sharing.
+	fair *fairHead
 }
 
 // scheduleTree admits, one at a time, the best head among the tree's queues,
@@ -59,6 +61,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			}
 			worse := res.Borrowing && !hd.res.Borrowing
 			hd.res = res
+			hd.fair = nil
 			if worse {
 				h.push(hd)
 				continue
