@@ -2,19 +2,26 @@ package simulator
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 )
 
 // settle runs engine cycles at the current instant until one changes nothing.
 //
-// Within a cycle's decisions, evictions and preemptions are carried out first, so
-// that the timeline lists a victim's Preempted before its preemptor's Admitted
-// whether the engine admits the preemptor in the same cycle or in the next one.
+// A cycle that only admitted (no preemption, no eviction) leaves nothing for the
+// next one: usage only grew, so what did not fit still does not fit. settle stops
+// there, unless Options.ConfirmSettled asks to check it with one more cycle.
 func (s *sim) settle() error {
+	confirming := false
+	var last []string
 	for i := 0; i < maxCyclesPerInstant; i++ {
 		decisions := s.engine.Cycle(s.clock(s.now))
-		changed := false
+		changed, evicted := false, false
+		last = describeChanges(last[:0], decisions, s.displayName)
+		// Decisions are carried out in the engine's order: it lists a Preempt
+		// before anything that depends on it, so a victim's Preempted comes
+		// before its preemptor's Admitted.
 		for _, d := range decisions {
 			switch d := d.(type) {
 			case Preempt:
@@ -22,45 +29,66 @@ func (s *sim) settle() error {
 				for _, v := range d.Victims {
 					if w, ok := s.workloads[v.Workload]; ok && w.state == StateAdmitted {
 						s.evicted(w, Preempted, v.Reason, v.Message, preemptor)
-						changed = true
+						changed, evicted = true, true
 					}
 				}
 			case Evict:
 				if w, ok := s.workloads[d.Workload]; ok && w.state == StateAdmitted {
 					s.evicted(w, Evicted, d.Reason, d.Message, "")
-					changed = true
+					changed, evicted = true, true
+				}
+			case Admit:
+				w, ok := s.workloads[d.Workload]
+				if !ok {
+					return fmt.Errorf("at %s the engine admitted %s, which the simulator never submitted", formatDuration(s.now), d.Workload)
+				}
+				if w.state != StatePending {
+					return fmt.Errorf("at %s the engine admitted %s, which is %s", formatDuration(s.now), w.name, w.state)
+				}
+				s.admitted(w, d.ClusterQueue, d.PodSets, d.Borrowing, false)
+				changed = true
+			case Pending:
+				if w, ok := s.workloads[d.Workload]; ok && w.state == StatePending {
+					w.reason, w.message = d.Reason, d.Message
 				}
 			}
 		}
-		for _, d := range decisions {
-			a, ok := d.(Admit)
-			if !ok {
-				continue
-			}
-			w, ok := s.workloads[a.Workload]
-			if !ok {
-				return fmt.Errorf("at %s the engine admitted %s, which the simulator never submitted", formatDuration(s.now), a.Workload)
-			}
-			if w.state != StatePending {
-				return fmt.Errorf("at %s the engine admitted %s, which is %s", formatDuration(s.now), w.name, w.state)
-			}
-			s.admitted(w, a.ClusterQueue, a.PodSets, a.Borrowing, false)
-			changed = true
-		}
-		for _, d := range decisions {
-			p, ok := d.(Pending)
-			if !ok {
-				continue
-			}
-			if w, ok := s.workloads[p.Workload]; ok && w.state == StatePending {
-				w.reason, w.message = p.Reason, p.Message
-			}
-		}
-		if !changed {
+		switch {
+		case confirming && changed:
+			return fmt.Errorf("at %s a cycle after a cycle that only admitted still changed decisions; the engine did not settle in one pass", formatDuration(s.now))
+		case !changed:
 			return nil
+		case !evicted && !s.opts.ConfirmSettled:
+			return nil
+		case !evicted:
+			confirming = true
 		}
 	}
-	return fmt.Errorf("at %s the engine was still changing its decisions after %d cycles; two decisions keep undoing each other", formatDuration(s.now), maxCyclesPerInstant)
+	return fmt.Errorf("at %s the engine was still changing its decisions after %d cycles; decisions keep undoing each other (last cycle: %s)",
+		formatDuration(s.now), maxCyclesPerInstant, strings.Join(last, "; "))
+}
+
+// describeChanges lists a cycle's admissions, preemptions and evictions in a few
+// words each, for an error that must point at the workloads involved.
+func describeChanges(out []string, decisions []Decision, name func(types.NamespacedName) string) []string {
+	for _, d := range decisions {
+		switch d := d.(type) {
+		case Admit:
+			out = append(out, fmt.Sprintf("%s admitted to %s", name(d.Workload), d.ClusterQueue))
+		case Evict:
+			out = append(out, fmt.Sprintf("%s evicted (%s)", name(d.Workload), d.Reason))
+		case Preempt:
+			victims := make([]string, len(d.Victims))
+			for i, v := range d.Victims {
+				victims[i] = fmt.Sprintf("%s in %s (%s)", name(v.Workload), v.ClusterQueue, v.Reason)
+			}
+			out = append(out, fmt.Sprintf("%s preempts %s", name(d.Preemptor), strings.Join(victims, ", ")))
+		}
+		if len(out) >= 10 {
+			return append(out, "...")
+		}
+	}
+	return out
 }
 
 func (s *sim) displayName(key types.NamespacedName) string {

@@ -34,6 +34,12 @@ type Options struct {
 	Series bool
 	// Progress, when set, is called after every instant.
 	Progress func(Progress)
+	// ConfirmSettled runs one more cycle after every cycle that only admitted,
+	// and fails the run if that cycle changes anything. The engine settles every
+	// workload in one pass (engine/scheduler's doc), so this cycle is skipped by
+	// default: it costs a third of a large run. Tests turn it on to hold the
+	// engine to that promise.
+	ConfirmSettled bool
 }
 
 // Progress is how far a run has come, for a progress line.

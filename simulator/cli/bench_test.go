@@ -24,6 +24,7 @@ func BenchmarkSimulateWeek(b *testing.B) {
 		Cohorts: envInt(b, "QUOKKA_BENCH_COHORTS", 5),
 		Jobs:    envInt(b, "QUOKKA_BENCH_JOBS", 10000),
 		Seed:    1,
+		Reclaim: -1,
 	}
 	trace, err := generate.New(opts)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,10 +21,11 @@ import (
 
 // simulateFlags are the flags of `quokka simulate`.
 type simulateFlags struct {
-	files  []string
-	until  time.Duration
-	output string
-	report string
+	files          []string
+	until          time.Duration
+	output         string
+	report         string
+	confirmSettled bool
 }
 
 // NewCommand returns `quokka simulate` with its `generate` subcommand.
@@ -59,6 +61,8 @@ self-contained HTML page with charts.`,
 	cmd.Flags().DurationVar(&f.until, "until", 0, "stop the clock at this time from the start (default: when nothing is left to happen)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().StringVar(&f.report, "report", "", "write an HTML report (index.html) into this directory")
+	cmd.Flags().BoolVar(&f.confirmSettled, "confirm-settled", false, "diagnostic: run one more engine cycle after every cycle that only admitted, and fail if it changes anything")
+	_ = cmd.Flags().MarkHidden("confirm-settled")
 	_ = cmd.MarkFlagRequired("filename")
 	cmd.AddCommand(newGenerateCommand())
 	return cmd
@@ -76,10 +80,17 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		return err
 	}
 	opts := simulator.Options{
-		NewEngine: adapter.New,
-		Until:     f.until,
-		HasUntil:  cmd.Flags().Changed("until"),
-		Series:    f.report != "",
+		NewEngine:      adapter.New,
+		Until:          f.until,
+		HasUntil:       cmd.Flags().Changed("until"),
+		Series:         f.report != "",
+		ConfirmSettled: f.confirmSettled,
+	}
+	if os.Getenv("GOGC") == "" {
+		// A simulation is a batch job on a machine with memory to spare: the
+		// engine allocates per decision, and collecting less often makes a
+		// large run markedly faster. GOGC, when set, still wins.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	progress := newProgress(cmd.ErrOrStderr())
 	if progress != nil {

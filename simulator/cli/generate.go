@@ -53,6 +53,7 @@ the demand is --load of its GPUs on average. The same --seed gives the same file
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 7*24*time.Hour, "span over which jobs arrive")
 	cmd.Flags().Float64Var(&opts.Load, "load", 0.85, "average GPU demand as a fraction of the cluster's GPUs")
+	cmd.Flags().Float64Var(&opts.Reclaim, "reclaim", 0.5, "fraction of teams that reclaim lent quota by preemption (reclaimWithinCohort: Any)")
 	cmd.Flags().StringVarP(&dir, "output-dir", "o", "", "directory to write the manifests into")
 	return cmd
 }

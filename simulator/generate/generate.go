@@ -27,6 +27,10 @@ type Options struct {
 	// Load is the demand as a fraction of the cluster's GPU capacity, averaged
 	// over Duration; above 1 the queues grow without bound.
 	Load float64
+	// Reclaim is the fraction of teams whose ClusterQueue reclaims lent quota
+	// by preemption (reclaimWithinCohort: Any); the others use Never. Negative
+	// means the default, one half.
+	Reclaim float64
 }
 
 // Defaults fills unset options.
@@ -46,6 +50,9 @@ func (o *Options) Defaults() {
 	if o.Load == 0 {
 		o.Load = 0.85
 	}
+	if o.Reclaim < 0 {
+		o.Reclaim = 0.5
+	}
 }
 
 // Validate refuses options that cannot make a trace.
@@ -61,6 +68,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--duration must be positive, got %s", o.Duration)
 	case o.Load <= 0:
 		return fmt.Errorf("--load must be positive, got %g", o.Load)
+	case o.Reclaim > 1:
+		return fmt.Errorf("--reclaim must be between 0 and 1, got %g", o.Reclaim)
 	}
 	return nil
 }
@@ -142,7 +151,7 @@ func makeQueues(rng *rand.Rand, opts Options, cohorts []string) []Queue {
 			Name:    fmt.Sprintf("team-%04d", i),
 			Cohort:  cohorts[i%len(cohorts)],
 			Borrow:  -1,
-			Reclaim: rng.Float64() < 0.5,
+			Reclaim: rng.Float64() < opts.Reclaim,
 			weight:  1 / math.Pow(float64(rng.IntN(opts.Queues)+1), 0.8),
 		}
 		if rng.Float64() < 0.3 {
