@@ -93,7 +93,7 @@ func fairWorld(b *testing.B) *Scheduler {
 		for j := range 8 {
 			n++
 			if err := s.UpsertWorkload(MakeWorkload("ns", fmt.Sprintf("w-%04d-%d", i, j)).Queue(name).
-				Created(time.Duration(n) * time.Millisecond).Request("cpu", "4").Obj()); err != nil {
+				Created(time.Duration(n)*time.Millisecond).Request("cpu", "4").Obj()); err != nil {
 				b.Fatal(err)
 			}
 		}

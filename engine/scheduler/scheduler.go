@@ -147,9 +147,9 @@ func New(opts Options) *Scheduler {
 		nodeIDs:      map[quota.FairNode]int{},
 
 		failedPreemption: map[string]failedSearch{},
-		victimOf:     map[types.NamespacedName]types.NamespacedName{},
-		strategies:   strategiesOf(opts.FairSharing),
-		afs:          newAFS(opts.AdmissionFairSharing),
+		victimOf:         map[types.NamespacedName]types.NamespacedName{},
+		strategies:       strategiesOf(opts.FairSharing),
+		afs:              newAFS(opts.AdmissionFairSharing),
 	}
 }
 
