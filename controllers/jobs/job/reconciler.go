@@ -63,7 +63,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if IsAdmitted(wl) {
 		return ctrl.Result{}, r.startJob(ctx, job, wl)
 	}
+	if stale, why := isStale(job, wl); stale {
+		return ctrl.Result{}, r.replaceWorkload(ctx, wl, why)
+	}
 	return ctrl.Result{}, r.stopJob(ctx, job, wl)
+}
+
+// replaceWorkload deletes a Workload that no longer describes its pending Job;
+// the next pass creates a new one from the Job, as Kueue does.
+func (r *Reconciler) replaceWorkload(ctx context.Context, wl *kueue.Workload, why string) error {
+	if err := r.Client.Delete(ctx, wl, client.Preconditions{UID: &wl.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting stale workload %s/%s (%s): %w", wl.Namespace, wl.Name, why, err)
+	}
+	log.FromContext(ctx).V(2).Info("replacing stale workload", "workload", wl.Name, "reason", why)
+	return nil
 }
 
 // IsAdmitted reports whether the Workload may run: quota is reserved
@@ -129,6 +142,7 @@ func (r *Reconciler) startJob(ctx context.Context, job *batchv1.Job, wl *kueue.W
 		return fmt.Errorf("placing job %s/%s on its admitted flavors: %w", job.Namespace, job.Name, err)
 	}
 	applyPlacement(&job.Spec.Template, admitted)
+	setInjected(job, true)
 	job.Spec.Suspend = ptr.To(false)
 	if err := r.Client.Update(ctx, job); err != nil {
 		return fmt.Errorf("starting job %s/%s: %w", job.Namespace, job.Name, err)
@@ -158,7 +172,8 @@ func (r *Reconciler) stopJob(ctx context.Context, job *batchv1.Job, wl *kueue.Wo
 	if err != nil {
 		return err
 	}
-	if !applyPlacement(&job.Spec.Template, original) {
+	changed := applyPlacement(&job.Spec.Template, original)
+	if !setInjected(job, false) && !changed {
 		return nil
 	}
 	if err := r.Client.Update(ctx, job); err != nil {

@@ -147,3 +147,69 @@ func TestDeletedJobDeletesItsWorkload(t *testing.T) {
 		t.Errorf("workload of a deleted job: err = %v; want NotFound", err)
 	}
 }
+
+func (h *harness) updateJob(mutate func(*batchv1.Job)) {
+	h.t.Helper()
+	j := h.job()
+	mutate(j)
+	if err := h.c.Update(context.Background(), j); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// Kueue replaces the Workload of a pending Job that changed: the quota must
+// cover what will actually run.
+func TestPendingJobEditReplacesItsWorkload(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("train", "ns").queue("q").parallelism(2).suspend(true).obj())
+	h.settle()
+	h.updateJob(func(j *batchv1.Job) {
+		j.Spec.Parallelism = ptr.To[int32](4)
+		j.Spec.Template.Spec.NodeSelector = map[string]string{"zone": "b"}
+	})
+	h.settle()
+	after := h.workload()
+	if ps := after.Spec.PodSets[0]; ps.Count != 4 || ps.Template.Spec.NodeSelector["zone"] != "b" {
+		t.Errorf("workload pod set: count %d, nodeSelector %v; want a new workload of 4 pods in zone b", ps.Count, ps.Template.Spec.NodeSelector)
+	}
+	if got := h.job().Spec.Template.Spec.NodeSelector; got["zone"] != "b" {
+		t.Errorf("the user's nodeSelector edit was reverted: %v", got)
+	}
+}
+
+// Eviction takes two writes; if the core clears the admission in between, the
+// injected template must still be restored, not mistaken for a user's edit.
+func TestAdmissionClearedBetweenSuspendAndRestore(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("train", "ns").queue("q").suspend(true).obj(), h100())
+	h.settle()
+	h.writeWorkloadStatus(func(wl *kueue.Workload) { admit(wl, "h100") })
+	h.settle()
+	// The fake client assigns no UIDs; a label marks this Workload instead.
+	marked := h.workload()
+	marked.Labels["test/original"] = "true"
+	if err := h.c.Update(context.Background(), marked); err != nil {
+		t.Fatal(err)
+	}
+
+	h.writeWorkloadStatus(func(wl *kueue.Workload) { setCondition(wl, kueue.WorkloadEvicted, kueue.WorkloadEvictedByPreemption) })
+	if _, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: h.key}); err != nil {
+		t.Fatal(err)
+	}
+	if !ptr.Deref(h.job().Spec.Suspend, false) {
+		t.Fatal("first pass did not suspend")
+	}
+	h.writeWorkloadStatus(func(wl *kueue.Workload) {
+		wl.Status.Admission = nil
+		meta.RemoveStatusCondition(&wl.Status.Conditions, kueue.WorkloadAdmitted)
+	})
+	h.settle()
+	j := h.job()
+	if h.workload().Labels["test/original"] != "true" {
+		t.Error("the workload was replaced; the injected template was taken for a user's edit")
+	}
+	if len(j.Spec.Template.Spec.NodeSelector) != 0 || len(j.Spec.Template.Spec.Tolerations) != 0 || j.Annotations[InjectedAnnotation] != "" {
+		t.Errorf("template not restored: nodeSelector %v, tolerations %v, annotations %v",
+			j.Spec.Template.Spec.NodeSelector, j.Spec.Template.Spec.Tolerations, j.Annotations)
+	}
+}
