@@ -102,10 +102,9 @@ func preemptorShare(c *quota.Cache, q, target *quota.ClusterQueue, p *Preemptor)
 	return s
 }
 
-// highest returns the index of the queue to take from next: the preemptor's
-// own queue's candidates are only taken once no other queue has a higher
-// share than the preemptor's side; among others the highest share at the
-// almost-LCA, then the name.
+// highest returns the index of the queue to take from next: the one with the
+// highest share, measured at its almost-LCA with the preemptor's queue (the
+// preemptor's own queue by its own share), ties broken by name.
 func highest(q *quota.ClusterQueue, qs []*targetQueue) int {
 	best, bestShare := -1, fairsharing.Share(-1)
 	for i, tq := range qs {

@@ -12,4 +12,19 @@
 // grows during a cycle, a workload that does not fit when it is evaluated cannot
 // fit later in the same cycle; this is what lets the cycle settle every workload
 // in one pass.
+//
+// A workload that does not fit may preempt, per its ClusterQueue's
+// spec.preemption (package preemption). The cycle returns a Preempt decision
+// naming the victims and leaves the preemptor pending; the victims keep their
+// quota until the driver confirms each eviction with EvictWorkload, and the
+// preemptor is admitted by a later cycle. While it waits, its assignment is
+// reserved in every cycle (so nobody else takes the room it is making) and its
+// victims are no candidates for anyone.
+//
+// With Options.FairSharing, heads of one tree are admitted lowest share first
+// (a tournament down the cohort tree) and preemption follows the configured
+// strategies (package fairsharing). With Options.AdmissionFairSharing, a
+// ClusterQueue in UsageBasedAdmissionFairSharing mode takes its next candidate
+// from the LocalQueue with the lowest decayed usage (package
+// admissionfairsharing).
 package scheduler
