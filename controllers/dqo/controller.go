@@ -52,7 +52,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration) error {
 		return nil
 	}
 	if err := NewReconciler(mgr.GetClient(), nil).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the %s controller: %w", ControllerName, err)
+		return fmt.Errorf("registering with the manager: %w", err)
 	}
 	return nil
 }

@@ -85,7 +85,8 @@ func orchestrator(name, provider, rootCohort string) *v1alpha1.DynamicQuotaOrche
 type patchCounter struct {
 	mu       sync.Mutex
 	patches  map[string]int
-	conflict int // number of upcoming patches to fail with a conflict
+	conflict int  // number of upcoming patches to fail with a conflict
+	byTest   bool // the test itself is writing: do not report its updates
 }
 
 func (p *patchCounter) total() int {
@@ -111,6 +112,9 @@ func newFakeClient(t *testing.T, counter *patchCounter, objs ...client.Object) c
 				return c.Patch(ctx, obj, patch, opts...)
 			},
 			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+				if counter.byTest {
+					return c.Update(ctx, obj, opts...)
+				}
 				t.Errorf("the controller updated %T %q; it must only patch status", obj, obj.GetName())
 				return c.Update(ctx, obj, opts...)
 			},
@@ -316,5 +320,50 @@ func TestClusterQueuePredicate(t *testing.T) {
 	}
 	if !clusterQueueChanged.Create(event.CreateEvent{Object: old}) || !clusterQueueChanged.Delete(event.DeleteEvent{Object: old}) {
 		t.Errorf("creations and deletions must always trigger a plan")
+	}
+}
+
+// STYLE: "conditions set with meta.SetStatusCondition and carry ObservedGeneration".
+// A spec edit that changes no outcome still moves observedGeneration (one write),
+// and lastTransitionTime stays while the status stays.
+func TestConditionsFollowTheGenerationAndKeepTransitionTime(t *testing.T) {
+	ctx := context.Background()
+	counter := &patchCounter{}
+	c := newFakeClient(t, counter, readyProvider("pool", "4"), orchestrator("dqo", "pool", ""))
+	r := NewReconciler(c, fixedClock(t0))
+	if _, err := r.Reconcile(ctx, setKey); err != nil {
+		t.Fatal(err)
+	}
+	var d v1alpha1.DynamicQuotaOrchestrator
+	if err := c.Get(ctx, client.ObjectKey{Name: "dqo"}, &d); err != nil {
+		t.Fatal(err)
+	}
+	first := *meta.FindStatusCondition(d.Status.Conditions, v1alpha1.EffectiveCapacityComputed)
+
+	// A new multiplier of 1 is a spec change (generation 2) with the same result.
+	one := resource.MustParse("1")
+	d.Spec.CapacityDiscovery.Providers[0].EffectiveCapacityMultiplier = &one
+	d.Generation = 2
+	counter.byTest = true
+	if err := c.Update(ctx, &d); err != nil {
+		t.Fatal(err)
+	}
+	counter.byTest = false
+	before := counter.total()
+	if _, err := r.Reconcile(ctx, setKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKey{Name: "dqo"}, &d); err != nil {
+		t.Fatal(err)
+	}
+	got := meta.FindStatusCondition(d.Status.Conditions, v1alpha1.EffectiveCapacityComputed)
+	if got.ObservedGeneration != d.Generation {
+		t.Errorf("observedGeneration = %d, want the generation %d", got.ObservedGeneration, d.Generation)
+	}
+	if !got.LastTransitionTime.Equal(&first.LastTransitionTime) {
+		t.Errorf("lastTransitionTime moved from %s to %s although the status stayed True", first.LastTransitionTime, got.LastTransitionTime)
+	}
+	if n := counter.total() - before; n != 1 {
+		t.Errorf("status patches = %d, want 1 (the new observedGeneration)", n)
 	}
 }
