@@ -83,9 +83,9 @@ type Result struct {
 	Message string
 	// Groups holds per-flavor outcomes; filled when not Fits or when Explain is set.
 	Groups []GroupOutcome
-	// Preemption is set when not Fits but every pod set has flavors where it
-	// would fit if quota now in use were freed: the assignment that preemption
-	// should make room for.
+	// Preemption is set, when Options.CanPreempt, if not Fits but every pod set
+	// has flavors where it would fit if quota now in use were freed: the
+	// assignment that preemption should make room for.
 	Preemption *Assignment
 }
 
@@ -177,7 +177,7 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 					res.Fits = false
 					res.Reason, res.Message = explain(a.cache, a.cq, &out, len(podSets) > 1)
 				}
-				if out.PreemptFlavor == "" {
+				if out.PreemptFlavor == "" || !a.canPreempt {
 					res.PodSets, res.Usage, res.Borrowing = nil, nil, false
 					return res
 				}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	. "quokka.dev/quokka/engine/enginetest"
 )
 
 // step0 runs the worked example's step 0: product-training holds 6 GPUs,
@@ -130,5 +131,41 @@ func TestWorkedExampleReclaimNeverWaitsForJobsToFinish(t *testing.T) {
 	}
 	if r, pt, _ := teamGPUs(t, s); r != 40 || pt != 22 {
 		t.Fatalf("research %d, product-training %d; want 40, 22", r, pt)
+	}
+}
+
+// 002, failure modes: "Borrowing storms. Without borrowingLimit, one team can
+// absorb the whole idle pool, and the owners' return then preempts many large
+// jobs at once. Cap borrowing at what you can afford to lose."
+func TestBorrowingStormPreemptsManyJobsAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		limit   []QuotaOption
+		victims int
+	}{
+		{"no borrowingLimit: research holds all 64, three jobs go", nil, 3},
+		{"borrowingLimit 16: research holds 48, one job goes", []QuotaOption{Borrowing("16")}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := world(t, Options{}, MakeFlavor("h100").Obj(),
+				MakeClusterQueue("research").Cohort("ml").Quota("h100", gpu, "32", tc.limit...).Preemption(any_, never).Obj(),
+				MakeClusterQueue("product-training").Cohort("ml").Quota("h100", gpu, "24").Preemption(any_, never).Obj(),
+				MakeClusterQueue("eval").Cohort("ml").Quota("h100", gpu, "8").Preemption(any_, never).Obj(),
+				MakeLocalQueue("research", "lq", "research").Obj(), MakeLocalQueue("product", "lq", "product-training").Obj())
+			for i := range 8 {
+				apply(t, s, MakeWorkload("research", fmt.Sprintf("r%d", i)).Queue("lq").Request(gpu, "8").Created(time.Duration(i)*time.Second).Obj())
+			}
+			s.Cycle(now)
+			apply(t, s, MakeWorkload("product", "return").Queue("lq").Request(gpu, "24").Created(time.Hour).Obj())
+			ds := s.Cycle(now.Add(time.Minute))
+			ps := preempts(ds)
+			if len(ps) != 1 || len(ps[0].Victims) != tc.victims {
+				t.Fatalf("preemptions %+v, want one decision with %d victims", ps, tc.victims)
+			}
+			confirm(s, ds)
+			if got := strings.Join(admittedNames(s.Cycle(now.Add(2*time.Minute))), ","); got != "return" {
+				t.Fatalf("admitted %q, want the owner's job", got)
+			}
+		})
 	}
 }
