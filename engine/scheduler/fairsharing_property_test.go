@@ -141,3 +141,42 @@ func TestFairSharingNoMutualPreemption(t *testing.T) {
 		})
 	}
 }
+
+// 002: "Kueue admits from the lowest share first", compared in a tree at the
+// queues' almost-lowest-common-ancestors: both orgs submit at once into an
+// empty pool, and a single cycle already splits it by the orgs' weights.
+func TestFairSharingAdmissionSplitsByCohortWeights(t *testing.T) {
+	s := world(t, Options{FairSharing: bothStrategies}, MakeFlavor("default").Obj(),
+		MakeCohort("root").Quota("default", "cpu", "100").Obj(),
+		MakeCohort("org-a").Parent("root").FairWeight("0.75").Obj(),
+		MakeCohort("org-b").Parent("root").FairWeight("0.25").Obj(),
+		MakeClusterQueue("team-a").Cohort("org-a").Quota("default", "cpu", "0").Obj(),
+		MakeClusterQueue("team-b").Cohort("org-b").Quota("default", "cpu", "0").FairWeight("9").Obj(),
+		MakeLocalQueue("a", "lq", "team-a").Obj(), MakeLocalQueue("b", "lq", "team-b").Obj())
+	for i := range 100 {
+		// B's jobs are older and of higher priority: classic order would give
+		// B everything.
+		apply(t, s, MakeWorkload("b", fmt.Sprintf("b%03d", i)).Queue("lq").Priority(5).Request("cpu", "1").Obj())
+		apply(t, s, MakeWorkload("a", fmt.Sprintf("a%03d", i)).Queue("lq").Created(time.Hour).Request("cpu", "1").Obj())
+	}
+	s.Cycle(now)
+	a, b := usage(t, s, "team-a", "default", "cpu")/1000, usage(t, s, "team-b", "default", "cpu")/1000
+	if a != 75 || b != 25 {
+		t.Fatalf("org A %d, org B %d; want 75 and 25", a, b)
+	}
+}
+
+// Fair sharing "works with [...] withinClusterQueue": a higher-priority
+// workload still preempts in its own queue, with reason InClusterQueue.
+func TestFairSharingWithinClusterQueue(t *testing.T) {
+	s := world(t, Options{FairSharing: bothStrategies}, MakeFlavor("default").Obj(),
+		MakeClusterQueue("a").Cohort("all").Quota("default", "cpu", "4").Preemption(never, lower).Obj(),
+		MakeClusterQueue("b").Cohort("all").Quota("default", "cpu", "4").Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj())
+	apply(t, s, MakeWorkload("b", "b0").Queue("lq").Request("cpu", "4").ReserveQuota("b", "default").Obj())
+	apply(t, s, MakeWorkload("a", "low").Queue("lq").Request("cpu", "4").ReserveQuota("a", "default").Obj())
+	apply(t, s, MakeWorkload("a", "high").Queue("lq").Priority(10).Request("cpu", "4").Obj())
+	if got := victimNames(s.Cycle(now)); got != "low:InClusterQueue" {
+		t.Fatalf("victims %q, want low:InClusterQueue", got)
+	}
+}
