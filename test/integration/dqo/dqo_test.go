@@ -387,8 +387,8 @@ func TestDiscoveryOnlyWritesNoQuotasAndSetsNoDistributedCondition(t *testing.T) 
 }
 
 // 000: "Effective quotas stay on every object that the orchestrator no longer
-// writes. This happens when you delete the DynamicQuotaOrchestrator ... or move a
-// ClusterQueue or Cohort out of the subtree."
+// writes. This happens when you delete the DynamicQuotaOrchestrator ... change
+// subtreeRootQuotaRef, or move a ClusterQueue or Cohort out of the subtree."
 func TestEffectiveQuotasStayWhereTheOrchestratorNoLongerWrites(t *testing.T) {
 	t.Parallel()
 	createProvider(t, "keep-p", map[string]corev1.ResourceList{"cpu-f": list(cpu, "40")}, "cpu-f")
@@ -419,14 +419,32 @@ func TestEffectiveQuotasStayWhereTheOrchestratorNoLongerWrites(t *testing.T) {
 		return wantNominal(getCQ(t, "keep-a").Status.EffectiveQuotas, "keep", "cpu-f", cpu, "10")
 	})
 
+	// Point the orchestrator at another root: the new subtree gets the capacity,
+	// the old one keeps what it had.
+	createCohort(t, "keep-other", "")
+	createClusterQueue(t, "keep-c", "keep-other", rg(res(cpu), fq("cpu-f", "1")))
+	base := d.DeepCopy()
+	d.Spec.CapacityDistribution.SubtreeRootQuotaRef.Name = "keep-other"
+	if err := env.Client.Patch(context.Background(), d, client.MergeFrom(base)); err != nil {
+		t.Fatalf("changing subtreeRootQuotaRef: %v", err)
+	}
+	eventually(t, "distribution to the new root", func() error {
+		return wantNominal(getCQ(t, "keep-c").Status.EffectiveQuotas, "keep", "cpu-f", cpu, "40")
+	})
+	consistently(t, "the old subtree keeps its quotas", func() error {
+		return wantNominal(getCQ(t, "keep-b").Status.EffectiveQuotas, "keep", "cpu-f", cpu, "40")
+	})
+
 	if err := env.Client.Delete(context.Background(), d); err != nil {
 		t.Fatalf("deleting the orchestrator: %v", err)
 	}
 	consistently(t, "quotas stay after the orchestrator is deleted", func() error {
-		if err := wantNominal(getCQ(t, "keep-b").Status.EffectiveQuotas, "keep", "cpu-f", cpu, "40"); err != nil {
-			return err
+		for name, want := range map[string]string{"keep-a": "10", "keep-b": "40", "keep-c": "40"} {
+			if err := wantNominal(getCQ(t, name).Status.EffectiveQuotas, "keep", "cpu-f", cpu, want); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 		}
-		return wantNominal(getCQ(t, "keep-a").Status.EffectiveQuotas, "keep", "cpu-f", cpu, "10")
+		return nil
 	})
 }
 
