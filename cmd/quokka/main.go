@@ -14,6 +14,7 @@ import (
 	"quokka.dev/quokka/controllers/jobs/job"
 	"quokka.dev/quokka/controllers/jobs/webhooks"
 	"quokka.dev/quokka/internal/cli"
+	simulatecli "quokka.dev/quokka/simulator/cli"
 )
 
 // controllers are set up, in this order, on the manager of `quokka manager`. Each
@@ -30,7 +31,7 @@ func controllers() []cli.Controller {
 // subcommands are added to `quokka` next to manager and version, e.g.
 // `simulator.NewCommand()` for `quokka simulate`.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{}
+	return []*cobra.Command{simulatecli.NewCommand()}
 }
 
 func main() {

@@ -28,6 +28,7 @@ func lineColor(i int) string {
 // against its nominal quota and its ceiling (nominal + borrowingLimit).
 type UsageChart struct {
 	ID, Title, Unit   string
+	Resource          string
 	Usage, Borrowed   string // filled areas
 	Nominal, Ceiling  string // step lines; Ceiling is "" when borrowing is unlimited
 	XTicks, YTicks    []Tick
@@ -171,7 +172,7 @@ func usageChart(id string, end time.Duration, q *simulator.QueueAccount, fr reso
 	a := axes{end: end, yMax: niceCeil(yMax * 1.05)}
 	drawn := downsample(usage, end, plotWidth)
 	c := UsageChart{
-		ID: id, Title: fmt.Sprintf("%s — %s %s", q.Name, fr.Flavor, fr.Resource), Unit: unit,
+		ID: id, Title: fmt.Sprintf("%s — %s %s", q.Name, fr.Flavor, fr.Resource), Unit: unit, Resource: string(fr.Resource),
 		Usage: stepArea(a, drawn, end), Borrowed: bandPath(a, drawn, nominal, end),
 		Nominal: stepPath(a, nominal, end), XTicks: a.xTicks(), YTicks: a.yTicks(),
 		Width: chartWidth, Height: chartHeight, PlotLeft: marginLeft, PlotTop: marginTop,
