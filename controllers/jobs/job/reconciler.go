@@ -5,9 +5,11 @@ import (
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,6 +24,16 @@ import (
 // finished by the next one.
 type Reconciler struct {
 	Client client.Client
+	// Recorder, when set, reports what happened to a Job on the Job, where
+	// `kubectl describe job` shows it.
+	Recorder events.EventRecorder
+}
+
+// event records a Normal or Warning event on the Job, if a recorder is set.
+func (r *Reconciler) event(job *batchv1.Job, eventType, reason, note string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(job, nil, eventType, reason, reason, note, args...)
+	}
 }
 
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;update
@@ -31,6 +43,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/status,verbs=update
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=resourceflavors;workloadpriorityclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile handles one Job.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -96,11 +109,13 @@ func (r *Reconciler) createWorkload(ctx context.Context, job *batchv1.Job) error
 	}
 	wl, err := NewWorkload(ctx, r.Client, job)
 	if err != nil {
+		r.event(job, corev1.EventTypeWarning, "CreateWorkloadFailed", "%v", err)
 		return fmt.Errorf("building workload of job %s/%s: %w", job.Namespace, job.Name, err)
 	}
 	if err := r.Client.Create(ctx, wl); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating workload %s/%s: %w", wl.Namespace, wl.Name, err)
 	}
+	r.event(job, corev1.EventTypeNormal, "CreatedWorkload", "Created Workload %s for LocalQueue %s", wl.Name, wl.Spec.QueueName)
 	log.FromContext(ctx).V(2).Info("created workload", "workload", wl.Name, "queue", wl.Spec.QueueName)
 	return nil
 }
@@ -139,6 +154,7 @@ func (r *Reconciler) startJob(ctx context.Context, job *batchv1.Job, wl *kueue.W
 	}
 	admitted, err := admittedPlacement(original, flavors)
 	if err != nil {
+		r.event(job, corev1.EventTypeWarning, "FlavorInjectionFailed", "%v", err)
 		return fmt.Errorf("placing job %s/%s on its admitted flavors: %w", job.Namespace, job.Name, err)
 	}
 	applyPlacement(&job.Spec.Template, admitted)
@@ -147,6 +163,7 @@ func (r *Reconciler) startJob(ctx context.Context, job *batchv1.Job, wl *kueue.W
 	if err := r.Client.Update(ctx, job); err != nil {
 		return fmt.Errorf("starting job %s/%s: %w", job.Namespace, job.Name, err)
 	}
+	r.event(job, corev1.EventTypeNormal, "Started", "Admitted by ClusterQueue %s", wl.Status.Admission.ClusterQueue)
 	log.FromContext(ctx).V(2).Info("started job", "workload", wl.Name, "clusterQueue", wl.Status.Admission.ClusterQueue)
 	return nil
 }
@@ -161,6 +178,7 @@ func (r *Reconciler) stopJob(ctx context.Context, job *batchv1.Job, wl *kueue.Wo
 		if err := r.Client.Update(ctx, job); err != nil {
 			return fmt.Errorf("suspending job %s/%s: %w", job.Namespace, job.Name, err)
 		}
+		r.event(job, corev1.EventTypeNormal, "Stopped", "%s", stopReason(wl))
 		log.FromContext(ctx).V(2).Info("suspended job", "workload", wl.Name,
 			"evicted", meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted))
 		return nil
@@ -181,6 +199,15 @@ func (r *Reconciler) stopJob(ctx context.Context, job *batchv1.Job, wl *kueue.Wo
 	}
 	log.FromContext(ctx).V(2).Info("restored job template", "workload", wl.Name)
 	return nil
+}
+
+// stopReason says why a Job is stopped: the eviction's message, or that its
+// Workload is not admitted.
+func stopReason(wl *kueue.Workload) string {
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == metav1.ConditionTrue {
+		return fmt.Sprintf("Workload evicted (%s): %s", c.Reason, c.Message)
+	}
+	return "Workload is not admitted"
 }
 
 // clearStartTime resets status.startTime of a suspended Job, as Kueue does: the

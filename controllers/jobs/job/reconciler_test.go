@@ -2,12 +2,14 @@ package job
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,16 +19,18 @@ import (
 
 // harness runs the reconciler against a fake client, one pass at a time.
 type harness struct {
-	t   *testing.T
-	c   client.Client
-	r   *Reconciler
-	key client.ObjectKey
+	t      *testing.T
+	c      client.Client
+	r      *Reconciler
+	key    client.ObjectKey
+	events *events.FakeRecorder
 }
 
 func newHarness(t *testing.T, job *batchv1.Job, objs ...client.Object) *harness {
 	t.Helper()
 	c := fakeClient(append(objs, job)...)
-	return &harness{t: t, c: c, r: &Reconciler{Client: c}, key: client.ObjectKeyFromObject(job)}
+	rec := events.NewFakeRecorder(100)
+	return &harness{t: t, c: c, r: &Reconciler{Client: c, Recorder: rec}, key: client.ObjectKeyFromObject(job), events: rec}
 }
 
 // settle runs enough passes for every step of a transition (each pass makes at
@@ -211,5 +215,46 @@ func TestAdmissionClearedBetweenSuspendAndRestore(t *testing.T) {
 	if len(j.Spec.Template.Spec.NodeSelector) != 0 || len(j.Spec.Template.Spec.Tolerations) != 0 || j.Annotations[InjectedAnnotation] != "" {
 		t.Errorf("template not restored: nodeSelector %v, tolerations %v, annotations %v",
 			j.Spec.Template.Spec.NodeSelector, j.Spec.Template.Spec.Tolerations, j.Annotations)
+	}
+}
+
+// recorded drains the events recorded so far.
+func (h *harness) recorded() []string {
+	var out []string
+	for {
+		select {
+		case e := <-h.events.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func TestEventsTellWhatHappenedToTheJob(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("train", "ns").queue("q").suspend(true).obj(), h100())
+	h.settle()
+	h.writeWorkloadStatus(func(wl *kueue.Workload) { admit(wl, "h100") })
+	h.settle()
+	h.writeWorkloadStatus(func(wl *kueue.Workload) { setCondition(wl, kueue.WorkloadEvicted, kueue.WorkloadEvictedByPreemption) })
+	h.settle()
+	got := strings.Join(h.recorded(), "\n")
+	for _, want := range []string{
+		"Normal CreatedWorkload Created Workload job-train-",
+		"Normal Started Admitted by ClusterQueue research",
+		"Normal Stopped Workload evicted (Preempted)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("events:\n%s\nmissing %q", got, want)
+		}
+	}
+
+	missing := newHarness(t, makeJob("x", "ns").queue("q").workloadPriority("nope").suspend(true).obj())
+	if _, err := missing.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: missing.key}); err == nil {
+		t.Fatal("a missing WorkloadPriorityClass did not fail the pass")
+	}
+	if got := strings.Join(missing.recorded(), "\n"); !strings.Contains(got, "Warning CreateWorkloadFailed") || !strings.Contains(got, `"nope"`) {
+		t.Errorf("events %q; want a warning naming the missing class", got)
 	}
 }

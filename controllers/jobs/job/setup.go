@@ -45,7 +45,7 @@ func Setup(mgr manager.Manager) error {
 		Named("job").
 		For(&batchv1.Job{}, builder.WithPredicates(predicate.Or(managed, labelRemoved()))).
 		Owns(&kueue.Workload{}).
-		Complete(&Reconciler{Client: mgr.GetClient()})
+		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller")})
 	if err != nil {
 		return fmt.Errorf("creating job controller: %w", err)
 	}
