@@ -37,3 +37,22 @@ func TestJobNamingAMissingLocalQueueIsAllowedWithAWarning(t *testing.T) {
 		t.Errorf("warnings %v; want one about the missing LocalQueue", warnings.messages)
 	}
 }
+
+func TestWorkloadNamingAMissingLocalQueueIsAllowedWithAWarning(t *testing.T) {
+	ns := newNamespace(t)
+	c, warnings := warningClient(t)
+	j := gpuJob(ns, "template", "")
+	wl := &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Name: "by-hand", Namespace: ns},
+		Spec: kueue.WorkloadSpec{
+			QueueName: "no-such-queue",
+			PodSets:   []kueue.PodSet{{Name: kueue.DefaultPodSetName, Count: 1, Template: j.Spec.Template}},
+		},
+	}
+	if err := c.Create(context.Background(), wl); err != nil {
+		t.Fatalf("a Workload naming a missing LocalQueue was rejected: %v", err)
+	}
+	if !warnings.contains(`spec.queueName: LocalQueue "no-such-queue" does not exist`) {
+		t.Errorf("warnings %v; want one about the missing LocalQueue", warnings.messages)
+	}
+}
