@@ -151,6 +151,7 @@ func (s *Scheduler) repriorize() {
 			continue
 		}
 		r.priority = p
+		r.cand = nil
 		if r.state == StatePending {
 			if lq, ok := s.localQueues[r.lq]; ok {
 				s.list(lq.cq).add(s, r)

@@ -205,8 +205,11 @@ func (src source) Admitted(cq string) []*preemption.Candidate {
 		if r.admittedCycle == src.s.cycle {
 			continue // admitted by this very cycle: preempting it would undo a decision just made
 		}
-		out = append(out, &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority,
-			Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage})
+		if r.cand == nil {
+			r.cand = &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority,
+				Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage}
+		}
+		out = append(out, r.cand)
 	}
 	// Map order does not leak into decisions: package preemption sorts the
 	// candidates by a total order.

@@ -9,6 +9,7 @@ import (
 	config "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/fairsharing"
+	"quokka.dev/quokka/engine/preemption"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/workload"
 )
@@ -122,6 +123,9 @@ type record struct {
 	// admittedCycle is the cycle that assumed it (0 for upserted admissions):
 	// a workload is never preempted in the cycle that admitted it.
 	admittedCycle uint64
+	// cand is the record as a preemption candidate, built on first use while
+	// it holds quota; attachAdmitted, detach and a priority change drop it.
+	cand *preemption.Candidate
 }
 
 func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }

@@ -134,6 +134,7 @@ func (s *Scheduler) enqueue(r *record) {
 // attachAdmitted indexes r as holding quota in its admission's ClusterQueue.
 func (s *Scheduler) attachAdmitted(r *record, st State) {
 	r.state = st
+	r.cand = nil
 	cq := r.admission.ClusterQueue
 	addIndex(s.admittedByCQ, cq, r)
 	addIndex(s.admittedByLQ, r.lq, r)
@@ -144,6 +145,7 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 
 // detach removes r from every index; its charge in the cache is untouched.
 func (s *Scheduler) detach(r *record) {
+	r.cand = nil
 	switch r.state {
 	case StatePending:
 		delIndex(s.pendingByLQ, r.lq, r.info.Key)
