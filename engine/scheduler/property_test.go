@@ -373,7 +373,7 @@ func TestPropertyRandomStreams(t *testing.T) {
 					t.Fatalf("step %d: incremental state differs from recomputation: %v", i, err)
 				}
 			}
-			if cycles == 0 || admitted < steps/20 {
+			if cycles == 0 || admitted < steps/25 {
 				t.Fatalf("the stream must exercise admission: %d cycles, %d admissions", cycles, admitted)
 			}
 			if preempted == 0 {
