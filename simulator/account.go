@@ -50,6 +50,9 @@ type QueueAccount struct {
 type accounting struct {
 	queues map[string]*QueueAccount
 	series bool
+	// dirty lists the queues changed at this instant, so that sampling costs
+	// what changed, not the number of queues.
+	dirty []*QueueAccount
 }
 
 func newAccounting(series bool) *accounting {
@@ -87,14 +90,14 @@ func (a *accounting) charge(cq string, now time.Duration, usage resources.Amount
 	q := a.queue(cq, now)
 	q.advance(now)
 	q.usage.Add(usage)
-	q.dirty = true
+	a.touch(q)
 }
 
 func (a *accounting) release(cq string, now time.Duration, usage resources.Amounts) {
 	q := a.queue(cq, now)
 	q.advance(now)
 	q.usage.Sub(usage)
-	q.dirty = true
+	a.touch(q)
 }
 
 func (a *accounting) addPending(cq string, now time.Duration, delta int) {
@@ -103,7 +106,15 @@ func (a *accounting) addPending(cq string, now time.Duration, delta int) {
 	}
 	q := a.queue(cq, now)
 	q.pending += delta
-	q.dirty = true
+	a.touch(q)
+}
+
+// touch marks q as changed at this instant.
+func (a *accounting) touch(q *QueueAccount) {
+	if !q.dirty {
+		q.dirty = true
+		a.dirty = append(a.dirty, q)
+	}
 }
 
 // setQuotas records the quota in effect from now on.
@@ -117,16 +128,13 @@ func (a *accounting) setQuotas(cq string, now time.Duration, quotas Quotas) {
 	if a.series {
 		q.QuotaSeries = append(q.QuotaSeries, QuotaSample{Time: now, Quotas: quotas})
 	}
-	q.dirty = true
+	a.touch(q)
 }
 
 // sample appends a point to the series of every queue that changed at this
 // instant. Within an instant only the final state counts.
 func (a *accounting) sample(now time.Duration) {
-	for _, q := range a.queues {
-		if !q.dirty {
-			continue
-		}
+	for _, q := range a.dirty {
 		q.dirty = false
 		if !a.series {
 			continue
@@ -138,6 +146,7 @@ func (a *accounting) sample(now time.Duration) {
 			q.Series = append(q.Series, s)
 		}
 	}
+	a.dirty = a.dirty[:0]
 }
 
 // finish integrates every queue up to the end of the simulation and returns the

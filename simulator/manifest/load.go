@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,17 +34,13 @@ func Load(paths []string) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	results := parseFiles(files)
 	var docs []Document
 	var errs []error
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
-		}
-		fileDocs, err := Parse(f, data)
-		docs = append(docs, fileDocs...)
-		if err != nil {
-			errs = append(errs, err)
+	for _, r := range results {
+		docs = append(docs, r.docs...)
+		if r.err != nil {
+			errs = append(errs, r.err)
 		}
 	}
 	if len(errs) > 0 {
@@ -52,6 +50,41 @@ func Load(paths []string) ([]Document, error) {
 		return nil, err
 	}
 	return docs, nil
+}
+
+// fileResult is what parsing one file gave.
+type fileResult struct {
+	docs []Document
+	err  error
+}
+
+// parseFiles reads and parses files on all cores, since a generated week is a
+// hundred thousand documents in a dozen files, and returns the results in the
+// order of files, so that the outcome does not depend on scheduling.
+func parseFiles(files []string) []fileResult {
+	results := make([]fileResult, len(files))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(files)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				data, err := os.ReadFile(files[i])
+				if err != nil {
+					results[i].err = fmt.Errorf("reading %s: %w", files[i], err)
+					continue
+				}
+				results[i].docs, results[i].err = Parse(files[i], data)
+			}
+		}()
+	}
+	for i := range files {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return results
 }
 
 // Parse decodes the documents of one file. It returns the documents it could read
