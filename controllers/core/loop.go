@@ -30,6 +30,8 @@ type loop struct {
 	pending   *pendingTracker
 	resync    chan<- event.GenericEvent
 	opts      LoopOptions
+	// fairSharing publishes weighted shares in queue and cohort status.
+	fairSharing bool
 	// now is the wall clock; the engine itself never reads it.
 	now func() time.Time
 }
@@ -79,23 +81,17 @@ func (l *loop) Start(ctx context.Context) error {
 		return fmt.Errorf("scheduling loop: %w", err)
 	}
 	l.log.Info("engine rebuilt from the API; scheduling")
+	// Status is written beside the cycles, not between them, so that slow
+	// status writes never delay admissions.
+	statusDirty := make(chan struct{}, 1)
+	go l.statusLoop(ctx, statusDirty)
 	var retry <-chan time.Time
-	statusDirty := true
-	var lastStatus time.Time
 	for {
-		var statusDue <-chan time.Time
-		if statusDirty {
-			statusDue = time.After(max(0, l.opts.StatusInterval-time.Since(lastStatus)))
-		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-l.engine.Changed():
 		case <-retry:
-		case <-statusDue:
-			l.syncStatus(ctx)
-			statusDirty, lastStatus = false, time.Now()
-			continue
 		}
 		// Let a burst of changes (many workloads created at once) settle
 		// into one cycle.
@@ -112,7 +108,28 @@ func (l *loop) Start(ctx context.Context) error {
 		if failed := l.runCycle(ctx); failed {
 			retry = time.After(l.opts.RetryAfter)
 		}
-		statusDirty = true
+		select {
+		case statusDirty <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// statusLoop writes queue status after cycles, at most once per StatusInterval.
+func (l *loop) statusLoop(ctx context.Context, dirty <-chan struct{}) {
+	l.syncStatus(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-dirty:
+		}
+		l.syncStatus(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(l.opts.StatusInterval):
+		}
 	}
 }
 

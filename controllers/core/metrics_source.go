@@ -42,7 +42,8 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker) func() metr
 func clusterQueueMetrics(v scheduler.ClusterQueueView, inadmissible int) metrics.ClusterQueue {
 	inadmissible = min(inadmissible, v.PendingWorkloads)
 	out := metrics.ClusterQueue{Name: v.Name, Cohort: v.Cohort,
-		PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible}
+		PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible,
+		WeightedShare: &v.WeightedShare}
 	cells := map[resources.FlavorResource]*metrics.Cell{}
 	var order []resources.FlavorResource
 	cell := func(f string, r corev1.ResourceName) *metrics.Cell {

@@ -81,6 +81,8 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		resync:    resync,
 		opts:      opts.Loop.withDefaults(),
 		now:       opts.Now,
+
+		fairSharing: cfg.FairSharingEnabled(),
 	}
 	if err := mgr.Add(l); err != nil {
 		return fmt.Errorf("adding scheduling loop: %w", err)

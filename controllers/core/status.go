@@ -15,7 +15,7 @@ import (
 	"quokka.dev/quokka/engine/scheduler"
 )
 
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=clusterqueues/status;localqueues/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=clusterqueues/status;localqueues/status;cohorts/status,verbs=get;update;patch
 
 // LocalQueue Active condition reasons (Kueue's).
 const (
@@ -43,10 +43,13 @@ func (l *loop) syncStatus(ctx context.Context) {
 			continue
 		}
 		if err := l.writeStatus(ctx, cq, &kueue.ClusterQueue{}, func(obj client.Object) {
-			setClusterQueueStatus(obj.(*kueue.ClusterQueue), view)
+			setClusterQueueStatus(obj.(*kueue.ClusterQueue), view, l.fairSharing)
 		}); err != nil {
 			l.log.Error(err, "writing ClusterQueue status", "clusterQueue", cq.Name)
 		}
+	}
+	if l.fairSharing {
+		l.syncCohortStatus(ctx)
 	}
 	var lqs kueue.LocalQueueList
 	if err := l.client.List(ctx, &lqs); err != nil {
@@ -105,13 +108,15 @@ func statusOf(obj client.Object) any {
 		return o.Status
 	case *kueue.LocalQueue:
 		return o.Status
+	case *kueue.Cohort:
+		return o.Status
 	}
 	return nil
 }
 
 // setClusterQueueStatus fills what the engine knows. Without admission checks
 // every workload holding quota is both reserving and admitted.
-func setClusterQueueStatus(cq *kueue.ClusterQueue, v scheduler.ClusterQueueView) {
+func setClusterQueueStatus(cq *kueue.ClusterQueue, v scheduler.ClusterQueueView, fairSharing bool) {
 	st := metav1.ConditionFalse
 	if v.Active {
 		st = metav1.ConditionTrue
@@ -126,6 +131,44 @@ func setClusterQueueStatus(cq *kueue.ClusterQueue, v scheduler.ClusterQueueView)
 	usage := flavorUsage(v.Usage)
 	cq.Status.FlavorsReservation = usage
 	cq.Status.FlavorsUsage = usage
+	if fairSharing {
+		cq.Status.FairSharing = weightedShare(cq.Status.FairSharing, v.WeightedShare)
+	}
+}
+
+// weightedShare sets fairSharing.weightedShare, keeping what else is there.
+func weightedShare(fs *kueue.FairSharingStatus, share int64) *kueue.FairSharingStatus {
+	out := &kueue.FairSharingStatus{}
+	if fs != nil {
+		out = fs.DeepCopy()
+	}
+	out.WeightedShare = share
+	return out
+}
+
+// syncCohortStatus publishes each explicit Cohort's weighted share; Kueue's
+// Cohort status has no other field that Quokka computes.
+func (l *loop) syncCohortStatus(ctx context.Context) {
+	var cohorts kueue.CohortList
+	if err := l.client.List(ctx, &cohorts); err != nil {
+		l.log.Error(err, "listing Cohorts for status")
+		return
+	}
+	for i := range cohorts.Items {
+		c := &cohorts.Items[i]
+		var view scheduler.CohortView
+		var ok bool
+		l.engine.Do(func(s *scheduler.Scheduler) { view, ok = s.CohortSnapshot(c.Name) })
+		if !ok {
+			continue
+		}
+		if err := l.writeStatus(ctx, c, &kueue.Cohort{}, func(obj client.Object) {
+			co := obj.(*kueue.Cohort)
+			co.Status.FairSharing = weightedShare(co.Status.FairSharing, view.WeightedShare)
+		}); err != nil {
+			l.log.Error(err, "writing Cohort status", "cohort", c.Name)
+		}
+	}
 }
 
 func activeMessage(v scheduler.ClusterQueueView) string {

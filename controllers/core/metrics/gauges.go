@@ -17,7 +17,7 @@ type ClusterQueue struct {
 	Name, Cohort        string
 	PendingActive       int
 	PendingInadmissible int
-	// WeightedShare is nil when the engine does not compute fair sharing.
+	// WeightedShare is reported when fair sharing is on.
 	WeightedShare *int64
 	Cells         []Cell
 }
