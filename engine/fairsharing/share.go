@@ -43,7 +43,7 @@ func Of(n quota.FairNode) Share {
 	}
 	var buf [8]borrowedResource
 	per := buf[:0]
-	n.EachBorrowed(func(fr resources.FlavorResource, b int64) {
+	add := func(fr resources.FlavorResource, b int64) {
 		for i := range per {
 			if per[i].r == fr.Resource {
 				per[i].v = resources.Add(per[i].v, b)
@@ -51,7 +51,16 @@ func Of(n quota.FairNode) Share {
 			}
 		}
 		per = append(per, borrowedResource{fr.Resource, b})
-	})
+	}
+	// Static calls let the closure and buf stay on the stack; through the
+	// interface they would be allocated on every share computed. FairNode is
+	// sealed: these are its only implementations.
+	switch v := n.(type) {
+	case *quota.ClusterQueue:
+		v.EachBorrowed(add)
+	case *quota.Cohort:
+		v.EachBorrowed(add)
+	}
 	if len(per) == 0 {
 		return 0
 	}

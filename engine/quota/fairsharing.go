@@ -25,8 +25,10 @@ func weightMilli(q *resource.Quantity) int64 { return q.MilliValue() }
 
 // FairNode is what fair sharing reads of a ClusterQueue or Cohort: its weight,
 // its parent and, per cell, the quota its subtree holds and the usage it
-// accounts for. Both *ClusterQueue and *Cohort implement it.
+// accounts for. Only *ClusterQueue and *Cohort implement it (it is sealed), so
+// that callers may switch on the two types to avoid dynamic calls.
 type FairNode interface {
+	sealed()
 	// NodeName is the object's name.
 	NodeName() string
 	// IsCohort tells a Cohort from a ClusterQueue with the same name.
@@ -41,6 +43,8 @@ type FairNode interface {
 	// BorrowedOf is the amount above subtree quota for one cell.
 	BorrowedOf(fr resources.FlavorResource) int64
 }
+
+func (n *node) sealed() {}
 
 func (n *node) EachBorrowed(f func(fr resources.FlavorResource, borrowed int64)) {
 	for fr, u := range n.usage {

@@ -61,8 +61,17 @@ func (s *Scheduler) fairOf(hd *head) *fairHead {
 		}
 	}
 	s.cache.Charge(probeKey, hd.run.q.Name(), hd.res.Usage)
-	path := fairsharing.Path(hd.run.q, nil)
-	f := &fairHead{path: path, ids: make([]int, len(path)), shares: make([]fairsharing.Share, len(path)), vers: make([]uint64, len(path))}
+	// Reuse the head's buffers: its queue, hence its path length, does not
+	// change within a cycle.
+	f := hd.fair
+	if f == nil {
+		f = &fairHead{}
+	}
+	path := fairsharing.Path(hd.run.q, f.path)
+	f.path = path
+	f.ids = resize(f.ids, len(path))
+	f.shares = resize(f.shares, len(path))
+	f.vers = resize(f.vers, len(path))
 	for d := range path {
 		f.ids[d] = s.nodeID(path[d])
 	}
@@ -85,8 +94,9 @@ func (s *Scheduler) fairPick(items []*head) int {
 	if len(items) == 1 {
 		return 0
 	}
-	fh := make([]*fairHead, len(items))
-	idx := make([]int, len(items))
+	fh := resize(s.fairBuf.heads, len(items))
+	idx := resize(s.fairBuf.idx, len(items))
+	s.fairBuf.heads, s.fairBuf.idx = fh, idx
 	for i, hd := range items {
 		fh[i] = s.fairOf(hd)
 		idx[i] = i
@@ -137,4 +147,19 @@ func fairBefore(items []*head, fh []*fairHead, a, b, depth int) bool {
 		return sa < sb
 	}
 	return headLess(items[a], items[b])
+}
+
+// resize returns a slice of length n, reusing buf's array when it is large
+// enough.
+func resize[T any](buf []T, n int) []T {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]T, n)
+}
+
+// fairBuffers are fairPick's scratch slices, kept between pops.
+type fairBuffers struct {
+	heads []*fairHead
+	idx   []int
 }

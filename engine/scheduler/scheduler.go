@@ -73,6 +73,7 @@ type Scheduler struct {
 	// cached shares of heads exact.
 	nodeVer map[quota.FairNode]uint64
 	nodeIDs map[quota.FairNode]int
+	fairBuf fairBuffers
 	// epoch counts usage changes in cycles (admissions, reservations), and
 	// failedPreemption remembers, per ClusterQueue, the last search that found
 	// nothing, so that equal workloads behind it do not search again.
