@@ -233,3 +233,26 @@ func TestInFlightVictimsAreNotTakenTwice(t *testing.T) {
 		t.Fatalf("admitted %q after evictions, want hi0,hi1", got)
 	}
 }
+
+// A preemptor deleted and recreated under the same name (a new UID) starts
+// afresh: it does not inherit its predecessor's preemption, and names every
+// victim it needs (asking again for an eviction already under way is harmless
+// to a driver, and lets the new preemptor wait for it).
+func TestRecreatedPreemptorDoesNotInheritVictims(t *testing.T) {
+	s := world(t, Options{}, MakeFlavor("default").Obj(),
+		MakeClusterQueue("a").Quota("default", "cpu", "8").Preemption(never, lower).Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj())
+	admitted(t, s, "a", job("a", "low0", 4, 0), job("a", "low1", 4, 0))
+	apply(t, s, job("a", "hi", 4, 10).Obj())
+	if got := victimNames(s.Cycle(now)); got != "low1:InClusterQueue" {
+		t.Fatalf("victims %q", got)
+	}
+	apply(t, s, job("a", "hi", 8, 10).UID("second").Obj())
+	ds := s.Cycle(now.Add(time.Minute))
+	if got := victimNames(ds); got != "low0:InClusterQueue,low1:InClusterQueue" {
+		t.Fatalf("victims %q: the new 8-CPU workload needs both", got)
+	}
+	if p := mustPending(t, ds, "hi", ReasonWaitingForPreemption); !strings.Contains(p.Message, "waiting for 2") {
+		t.Fatalf("message %q", p.Message)
+	}
+}

@@ -110,6 +110,8 @@ func (s *Scheduler) requeue(r *record) {
 }
 
 func (s *Scheduler) remove(r *record) {
+	// A new workload with the same name must not inherit a preemption.
+	s.dropPreemption(r.info.Key)
 	s.detach(r)
 	s.cache.Release(r.info.Key)
 	delete(s.workloads, r.info.Key)
