@@ -35,6 +35,8 @@ import (
 func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.now = now
 	s.cycle++
+	s.inCycle = true
+	defer func() { s.inCycle = false }()
 	var out []Decision
 	out = s.evictions(out)
 	out = s.unroutable(out)

@@ -26,12 +26,17 @@ type DryRunResult struct {
 	Flavors []flavorassigner.GroupOutcome
 	// Ahead counts pending workloads of the ClusterQueue ordered before it.
 	Ahead int
+	// Victims, when it does not fit as things are, lists the workloads its
+	// ClusterQueue's preemption policies would evict to make room (nil when
+	// preemption would not help or is not allowed).
+	Victims []Victim
 }
 
 // DryRun evaluates the workload against the current state without changing it.
 // It ignores the workload's status (an admitted workload is evaluated as if it
 // were new) and does not take the queue's other pending workloads into account
-// except to count those ahead of it.
+// except to count those ahead of it. When it does not fit, Victims says whom
+// preemption would evict for it.
 func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 	info, err := workload.FromAPI(wl)
 	if err != nil {
@@ -70,11 +75,18 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 			}
 		}
 	}
-	a := flavorassigner.Assign(s.cache, q, info.PodSets, flavorassigner.Options{Explain: true})
+	opts := s.assignOptions(q)
+	opts.Explain = true
+	a := flavorassigner.Assign(s.cache, q, info.PodSets, opts)
 	res.Fits, res.Borrowing, res.Flavors = a.Fits, a.Borrowing, a.Groups
 	res.Reason, res.Message = a.Reason, a.Message
 	if a.Fits {
 		res.PodSets = clonePodSets(a.PodSets)
+	} else if a.Preemption != nil {
+		for _, t := range s.findVictims(q, probe, a.Preemption) {
+			res.Victims = append(res.Victims, Victim{Workload: t.Key, ClusterQueue: t.ClusterQueue, Reason: t.Reason,
+				Message: preemptionMessage(probe, q.Name(), t.Reason)})
+		}
 	}
 	return res
 }

@@ -123,23 +123,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	if f, ok := s.failedPreemption[q.Name()]; ok && q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && f.same(memo) {
 		return out, false
 	}
-	type held struct {
-		key   types.NamespacedName
-		cq    string
-		usage resources.Amounts
-	}
-	var gone []held
-	for _, v := range sortedLQKeys(s.victimOf) {
-		if cq, usage, ok := s.cache.Charged(v); ok {
-			gone = append(gone, held{v, cq, usage})
-			s.cache.Release(v)
-		}
-	}
-	p := &preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: res.Preemption}
-	targets := preemption.Find(s.cache, q, p, source{s}, preemption.Options{FairSharing: s.strategies})
-	for i := len(gone) - 1; i >= 0; i-- {
-		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
-	}
+	targets := s.findVictims(q, r, res.Preemption)
 	if len(targets) == 0 {
 		s.failedPreemption[q.Name()] = memo
 		return out, false
@@ -178,6 +162,30 @@ func (f failedSearch) same(o failedSearch) bool {
 	return true
 }
 
+// findVictims runs the preemption search for r without changing anything.
+// Victims of preemptions in flight count as gone (they are leaving) and are no
+// candidates.
+func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) []preemption.Target {
+	type held struct {
+		key   types.NamespacedName
+		cq    string
+		usage resources.Amounts
+	}
+	var gone []held
+	for _, v := range sortedLQKeys(s.victimOf) {
+		if cq, usage, ok := s.cache.Charged(v); ok {
+			gone = append(gone, held{v, cq, usage})
+			s.cache.Release(v)
+		}
+	}
+	p := &preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: a}
+	targets := preemption.Find(s.cache, q, p, source{s}, preemption.Options{FairSharing: s.strategies})
+	for i := len(gone) - 1; i >= 0; i-- {
+		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
+	}
+	return targets
+}
+
 // preemptionMessage is the Preempted condition's message, in Kueue's words,
 // naming the preemptor.
 func preemptionMessage(r *record, cq, reason string) string {
@@ -202,7 +210,7 @@ func (src source) Admitted(cq string) []*preemption.Candidate {
 		if _, busy := src.s.victimOf[key]; busy {
 			continue
 		}
-		if r.admittedCycle == src.s.cycle {
+		if src.s.inCycle && r.admittedCycle == src.s.cycle {
 			continue // admitted by this very cycle: preempting it would undo a decision just made
 		}
 		if r.cand == nil {

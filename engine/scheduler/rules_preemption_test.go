@@ -256,3 +256,21 @@ func TestRecreatedPreemptorDoesNotInheritVictims(t *testing.T) {
 		t.Fatalf("message %q", p.Message)
 	}
 }
+
+// DryRun names the victims preemption would take, and changes nothing.
+func TestDryRunReportsVictims(t *testing.T) {
+	s := pair(t, Options{},
+		MakeClusterQueue("a").Quota("default", "cpu", "6").Preemption(any_, never),
+		MakeClusterQueue("b").Quota("default", "cpu", "4").Preemption(any_, never))
+	admitted(t, s, "b", job("b", "b0", 4, 0), job("b", "b1", 4, 0))
+	res := s.DryRun(job("a", "what-if", 4, 0).Obj())
+	if res.Fits || len(res.Victims) != 1 || res.Victims[0].Workload.Name != "b1" || res.Victims[0].Reason != PreemptionInCohortReclamation {
+		t.Fatalf("dry run %+v, want one victim b1 for InCohortReclamation", res)
+	}
+	if u := usage(t, s, "b", "default", "cpu"); u != 8000 {
+		t.Fatalf("b's usage %d after a dry run, want 8000", u)
+	}
+	if ds := s.Cycle(now); len(preempts(ds)) != 0 {
+		t.Fatalf("a dry run must leave nothing behind: %+v", preempts(ds))
+	}
+}

@@ -67,8 +67,9 @@ type Scheduler struct {
 	// phantoms are the charges made for waiting preemptors during a cycle.
 	phantoms []types.NamespacedName
 	// now is the time of the running cycle; cycle counts cycles.
-	now   time.Time
-	cycle uint64
+	now     time.Time
+	cycle   uint64
+	inCycle bool
 	// nodeVer counts usage changes below each fair-sharing node, to keep
 	// cached shares of heads exact.
 	nodeVer map[quota.FairNode]uint64
