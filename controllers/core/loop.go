@@ -61,7 +61,7 @@ func (o LoopOptions) withDefaults() LoopOptions {
 		o.RetryAfter = time.Second
 	}
 	if o.Workers == 0 {
-		o.Workers = 8
+		o.Workers = 16
 	}
 	return o
 }

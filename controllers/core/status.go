@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -96,8 +97,8 @@ func (l *loop) writeStatus(ctx context.Context, cached, fresh client.Object, set
 		first = false
 		return l.client.Status().Update(ctx, obj)
 	})
-	if err != nil {
-		return fmt.Errorf("updating status of %s: %w", client.ObjectKeyFromObject(cached), client.IgnoreNotFound(err))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("updating status of %s: %w", client.ObjectKeyFromObject(cached), err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,6 +49,19 @@ type workloadReconciler struct {
 }
 
 func (r *workloadReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if apierrors.IsConflict(err) {
+		// Someone else (often the scheduling loop's admission) wrote first;
+		// the informer brings the new version and the reconcile runs again.
+		return reconcile.Result{RequeueAfter: conflictRetry}, nil
+	}
+	return res, err
+}
+
+// conflictRetry is a safety net in case the event of the winning write is lost.
+const conflictRetry = time.Second
+
+func (r *workloadReconciler) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	wl := &kueue.Workload{}
 	err := r.client.Get(ctx, req.NamespacedName, wl)
 	if apierrors.IsNotFound(err) {
@@ -130,8 +144,11 @@ func (r *workloadReconciler) finishEviction(ctx context.Context, wl *kueue.Workl
 		setRequeued(cur, evicted.Reason, evicted.Message)
 		return r.client.Status().Update(ctx, cur)
 	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("requeueing evicted workload %s: %w", key, client.IgnoreNotFound(err))
+		return fmt.Errorf("requeueing evicted workload %s: %w", key, err)
 	}
 	r.engine.Do(func(s *scheduler.Scheduler) { s.EvictWorkload(key) })
 	log.FromContext(ctx).V(2).Info("evicted workload requeued", "workload", key, "reason", evicted.Reason)
@@ -196,7 +213,7 @@ func (r *workloadReconciler) setup(ctx context.Context, mgr manager.Manager) err
 		WithOptions(controller.Options{
 			NeedLeaderElection:      ptr.To(false),
 			SkipNameValidation:      ptr.To(true),
-			MaxConcurrentReconciles: 4,
+			MaxConcurrentReconciles: 16,
 		}).
 		Complete(r)
 	if err != nil {

@@ -12,6 +12,7 @@ package controller
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -24,9 +25,11 @@ import (
 var env *framework.Env
 
 func TestMain(m *testing.M) {
-	// QUOKKA_TEST_LOG=1 shows the managers' logs.
+	// QUOKKA_TEST_LOG=<verbosity> shows the managers' logs.
 	logger := logr.Discard()
-	if os.Getenv("QUOKKA_TEST_LOG") != "" {
+	if v := os.Getenv("QUOKKA_TEST_LOG"); v != "" {
+		n, _ := strconv.Atoi(v)
+		stdr.SetVerbosity(n)
 		logger = stdr.New(nil)
 	}
 	ctrl.SetLogger(logger)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ func TestThroughput(t *testing.T) {
 	if os.Getenv("QUOKKA_BENCH") == "" {
 		t.Skip("set QUOKKA_BENCH=1 to run the throughput benchmark")
 	}
-	const queues, perQueue = 50, 100
+	// QUOKKA_BENCH_QUEUES and QUOKKA_BENCH_PER_QUEUE shrink the run.
+	queues, perQueue := envInt("QUOKKA_BENCH_QUEUES", 50), envInt("QUOKKA_BENCH_PER_QUEUE", 100)
 	for q := range queues {
 		ns := fmt.Sprintf("bench-%02d", q)
 		cpuQueue(t, ns, fmt.Sprint(perQueue))
@@ -141,4 +143,11 @@ func TestThroughput(t *testing.T) {
 		total, queues, createdAll.Round(time.Millisecond), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
 	t.Logf("time to admission: p50 %v, p90 %v, p99 %v, max %v",
 		pct(0.50).Round(time.Millisecond), pct(0.90).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), waits[len(waits)-1].Round(time.Millisecond))
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }

@@ -1,0 +1,81 @@
+package core
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// An admission is written as Kueue writes it: quantities in users' units, the
+// flavor of each resource and the pod count.
+func TestAdmissionForWritesQuantitiesFlavorsAndCount(t *testing.T) {
+	t.Parallel()
+	adm := admissionFor(scheduler.Admit{
+		Workload:     types.NamespacedName{Namespace: "research", Name: "train"},
+		ClusterQueue: "research",
+		PodSets: []scheduler.PodSetAssignment{{
+			Name:    "main",
+			Flavors: map[corev1.ResourceName]string{"nvidia.com/gpu": "h100", "cpu": "h100", "memory": "h100"},
+			Usage: resources.Requests{"nvidia.com/gpu": 8, "cpu": 96000,
+				"memory": resources.MustCanonical("memory", "960Gi")},
+			Count: 1,
+		}},
+	})
+	if adm.ClusterQueue != "research" || len(adm.PodSetAssignments) != 1 {
+		t.Fatalf("admission = %+v", adm)
+	}
+	psa := adm.PodSetAssignments[0]
+	for r, want := range map[corev1.ResourceName]string{"nvidia.com/gpu": "8", "cpu": "96", "memory": "960Gi"} {
+		if got := psa.ResourceUsage[r]; got.String() != want {
+			t.Errorf("resourceUsage[%s] = %s, want %s", r, got.String(), want)
+		}
+		if psa.Flavors[r] != "h100" {
+			t.Errorf("flavors[%s] = %s, want h100", r, psa.Flavors[r])
+		}
+	}
+	if psa.Count == nil || *psa.Count != 1 {
+		t.Errorf("count = %v, want 1", psa.Count)
+	}
+}
+
+// A readmitted workload must not look evicted, or the lifecycle would evict it
+// again: Evicted and Preempted turn False as in Kueue.
+func TestSetAdmittedEndsAPreviousEviction(t *testing.T) {
+	t.Parallel()
+	wl := &kueue.Workload{}
+	setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, "by x")
+	setCondition(wl, kueue.WorkloadPreempted, metav1.ConditionTrue, kueue.InCohortReclamationReason, "by x")
+	setRequeued(wl, kueue.WorkloadEvictedByPreemption, "by x")
+	setAdmitted(wl, &kueue.Admission{ClusterQueue: "q"}, "reserved")
+	for _, typ := range []string{kueue.WorkloadEvicted, kueue.WorkloadPreempted} {
+		if meta.IsStatusConditionTrue(wl.Status.Conditions, typ) {
+			t.Errorf("%s still True after readmission", typ)
+		}
+	}
+	if !isTrue(wl, kueue.WorkloadQuotaReserved) || !isTrue(wl, kueue.WorkloadAdmitted) || wl.Status.Admission == nil {
+		t.Errorf("not admitted: %+v", wl.Status)
+	}
+}
+
+// Pending writes are skipped when the object already says the same.
+func TestPendingUnchanged(t *testing.T) {
+	t.Parallel()
+	wl := &kueue.Workload{}
+	if pendingUnchanged(wl, "InsufficientQuota", "m") {
+		t.Error("no condition yet, but reported unchanged")
+	}
+	setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, "InsufficientQuota", "m")
+	if !pendingUnchanged(wl, "InsufficientQuota", "m") {
+		t.Error("same reason and message reported as changed")
+	}
+	if pendingUnchanged(wl, "InsufficientQuota", "other") {
+		t.Error("new message reported as unchanged")
+	}
+}

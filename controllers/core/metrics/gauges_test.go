@@ -1,0 +1,63 @@
+package metrics
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func f(v float64) *float64 { return &v }
+
+// 002: the chargeback gauges are labelled cohort, cluster_queue, flavor,
+// resource and replica_role, and exported only with enableClusterQueueResources.
+func TestClusterQueueResourceGauges(t *testing.T) {
+	t.Parallel()
+	snap := Snapshot{ReplicaRole: "leader", ClusterQueues: []ClusterQueue{{
+		Name: "research", Cohort: "ml-platform", PendingInadmissible: 1,
+		Cells: []Cell{{Flavor: "h100", Resource: "nvidia.com/gpu", Usage: 48, Nominal: f(32), BorrowingLimit: f(16)}},
+	}}}
+	reg := prometheus.NewRegistry()
+	m := New(reg, Options{ClusterQueueResources: true}, func() Snapshot { return snap })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- m.Start(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	want := `
+# HELP kueue_cluster_queue_resource_usage The quota a ClusterQueue's admitted workloads hold, per flavor and resource
+# TYPE kueue_cluster_queue_resource_usage gauge
+kueue_cluster_queue_resource_usage{cluster_queue="research",cohort="ml-platform",flavor="h100",replica_role="leader",resource="nvidia.com/gpu"} 48
+# HELP kueue_cluster_queue_borrowing_limit The borrowing limit of a ClusterQueue, per flavor and resource
+# TYPE kueue_cluster_queue_borrowing_limit gauge
+kueue_cluster_queue_borrowing_limit{cluster_queue="research",cohort="ml-platform",flavor="h100",replica_role="leader",resource="nvidia.com/gpu"} 16
+`
+	var err error
+	for range 100 { // Start registers asynchronously
+		if err = testutil.GatherAndCompare(reg, strings.NewReader(want),
+			"kueue_cluster_queue_resource_usage", "kueue_cluster_queue_borrowing_limit"); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// Without enableClusterQueueResources the per-flavor gauges are absent.
+func TestResourceGaugesOffByDefault(t *testing.T) {
+	t.Parallel()
+	g := newGaugeCollector(Options{}, func() Snapshot {
+		return Snapshot{ClusterQueues: []ClusterQueue{{Name: "q", Cells: []Cell{{Flavor: "f", Resource: "cpu", Usage: 1}}}}}
+	})
+	if n := testutil.CollectAndCount(g, "kueue_cluster_queue_resource_usage"); n != 0 {
+		t.Errorf("%d resource usage samples without enableClusterQueueResources", n)
+	}
+	if n := testutil.CollectAndCount(g, "kueue_pending_workloads"); n != 2 {
+		t.Errorf("%d kueue_pending_workloads samples, want active and inadmissible", n)
+	}
+}
