@@ -13,6 +13,7 @@ import (
 	dqocontroller "quokka.dev/quokka/controllers/dqo"
 	"quokka.dev/quokka/controllers/jobs/job"
 	"quokka.dev/quokka/controllers/jobs/webhooks"
+	"quokka.dev/quokka/controllers/koord"
 	"quokka.dev/quokka/internal/cli"
 	simulatecli "quokka.dev/quokka/simulator/cli"
 )
@@ -25,6 +26,7 @@ func controllers() []cli.Controller {
 		dqocontroller.Controller(), // only when the DynamicQuotaOrchestration gate is on
 		job.Controller(),
 		webhooks.Controller(), // serving certificate managed in-process (cert-controller)
+		koord.Controller(),    // Koord-Queue: a Queue per ElasticQuota, kept in sync
 	}
 }
 
