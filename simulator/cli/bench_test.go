@@ -18,13 +18,19 @@ import (
 //
 //	QUOKKA_BENCH_QUEUES=1000 QUOKKA_BENCH_COHORTS=10 QUOKKA_BENCH_JOBS=100000 \
 //	  go test ./simulator/cli -run '^$' -bench SimulateWeek -benchtime 1x
+//
+// QUOKKA_BENCH_RECLAIM (default 0) is the fraction of teams that reclaim by
+// preemption. It defaults to 0 because engine/scheduler currently livelocks on
+// some cross-queue reclaims (a victim is readmitted by borrowing while its
+// preemptor stays pending; see simulator/README.md, "Scale"); raise it to the
+// generator's 0.5 once that is fixed.
 func BenchmarkSimulateWeek(b *testing.B) {
 	opts := generate.Options{
 		Queues:  envInt(b, "QUOKKA_BENCH_QUEUES", 100),
 		Cohorts: envInt(b, "QUOKKA_BENCH_COHORTS", 5),
 		Jobs:    envInt(b, "QUOKKA_BENCH_JOBS", 10000),
 		Seed:    1,
-		Reclaim: -1,
+		Reclaim: envFloat(b, "QUOKKA_BENCH_RECLAIM", 0),
 	}
 	trace, err := generate.New(opts)
 	if err != nil {
@@ -62,4 +68,16 @@ func envInt(b *testing.B, name string, def int) int {
 		b.Fatalf("%s=%q: %v", name, v, err)
 	}
 	return n
+}
+
+func envFloat(b *testing.B, name string, def float64) float64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		b.Fatalf("%s=%q: %v", name, v, err)
+	}
+	return f
 }
