@@ -192,7 +192,7 @@ func jobYAML(ns, name string, gpus int, at, runtime string) string {
 apiVersion: batch/v1
 kind: Job
 metadata: {name: ` + name + `, namespace: ` + ns + `, labels: {kueue.x-k8s.io/queue-name: q}, annotations: {` + ann + `}}
-spec: {template: {spec: {containers: [{name: c, image: i, resources: {requests: {nvidia.com/gpu: "` + itoa(gpus) + `"}}}]}}}
+spec: {template: {spec: {containers: [{name: c, image: i, resources: {requests: {nvidia.com/gpu: "` + itoa(gpus) + `"}, limits: {nvidia.com/gpu: "` + itoa(gpus) + `"}}}]}}}
 `
 }
 

@@ -134,8 +134,9 @@ func TestSpecFairSharingEightGPUJobWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := strings.LastIndex(string(data), `nvidia.com/gpu: "4"`)
-	eight := string(data[:i]) + `nvidia.com/gpu: "8"` + string(data[i+len(`nvidia.com/gpu: "4"`):])
+	// The last document is b-8: its request and its limit become 8 GPUs.
+	last := strings.LastIndex(string(data), "\n---\n")
+	eight := string(data[:last]) + strings.ReplaceAll(string(data[last:]), `nvidia.com/gpu: "4"`, `nvidia.com/gpu: "8"`)
 	if err := os.WriteFile(trace, []byte(eight), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -213,11 +213,16 @@ func jobManifest(j Job) map[string]any {
 					"containers": []any{map[string]any{
 						"name":  "main",
 						"image": "registry.example.com/train:latest",
-						"resources": map[string]any{"requests": map[string]string{
-							"cpu":            fmt.Sprint(j.GPUsPerPod * cpuPerGPU),
-							"memory":         fmt.Sprintf("%dGi", j.GPUsPerPod*memoryGiBPerGPU),
-							"nvidia.com/gpu": fmt.Sprint(j.GPUsPerPod),
-						}},
+						// GPUs cannot be overcommitted: the API server wants
+						// their limit, equal to the request.
+						"resources": map[string]any{
+							"requests": map[string]string{
+								"cpu":            fmt.Sprint(j.GPUsPerPod * cpuPerGPU),
+								"memory":         fmt.Sprintf("%dGi", j.GPUsPerPod*memoryGiBPerGPU),
+								"nvidia.com/gpu": fmt.Sprint(j.GPUsPerPod),
+							},
+							"limits": map[string]string{"nvidia.com/gpu": fmt.Sprint(j.GPUsPerPod)},
+						},
 					}},
 				},
 			},

@@ -1,6 +1,9 @@
 package manifest
 
 import (
+	"fmt"
+	"strings"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -37,7 +40,48 @@ func validateJob(job *batchv1.Job) field.ErrorList {
 	if len(job.Spec.Template.Spec.Containers) == 0 {
 		errs = append(errs, field.Required(tmpl.Child("containers"), ""))
 	}
-	return append(errs, validatePodSpecRequests(job.Spec.Template.Spec, tmpl)...)
+	errs = append(errs, validatePodSpecRequests(job.Spec.Template.Spec, tmpl)...)
+	return append(errs, validateNonOvercommittable(job.Spec.Template.Spec, tmpl)...)
+}
+
+// validateNonOvercommittable is the API server's rule for pods (and so for a Job's
+// pod template): an extended resource such as nvidia.com/gpu, or hugepages, cannot
+// be overcommitted, so a request needs a limit and must equal it. Kueue's
+// Workload CRD does not check pod templates, so this applies to Jobs only.
+func validateNonOvercommittable(spec corev1.PodSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	check := func(c corev1.Container, p *field.Path) {
+		for _, name := range sortedResourceNames(c.Resources.Requests) {
+			if overcommitAllowed(name) {
+				continue
+			}
+			req := c.Resources.Requests[name]
+			lim, ok := c.Resources.Limits[name]
+			if !ok {
+				errs = append(errs, field.Required(p.Child("resources", "limits"), "Limit must be set for non overcommitable resources"))
+				continue
+			}
+			if req.Cmp(lim) != 0 {
+				errs = append(errs, field.Invalid(p.Child("resources", "requests").Key(string(name)), req.String(),
+					fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))
+			}
+		}
+	}
+	for i, c := range spec.InitContainers {
+		check(c, path.Child("initContainers").Index(i))
+	}
+	for i, c := range spec.Containers {
+		check(c, path.Child("containers").Index(i))
+	}
+	return errs
+}
+
+// overcommitAllowed reports whether requests of a resource may be below its limit:
+// native resources (no domain, or in kubernetes.io) except hugepages.
+func overcommitAllowed(name corev1.ResourceName) bool {
+	n := string(name)
+	native := !strings.Contains(n, "/") || strings.Contains(n, corev1.ResourceDefaultNamespacePrefix)
+	return native && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix)
 }
 
 // workloadForJob builds the Workload that Kueue's batch/v1 Job integration would

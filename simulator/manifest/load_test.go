@@ -133,7 +133,7 @@ spec:
       containers:
       - name: c
         image: busybox
-        resources: {requests: {nvidia.com/gpu: "8"}}`,
+        resources: {limits: {nvidia.com/gpu: "8"}}`,
 	}, "\n---\n")
 	docs, err := Parse("every-kind.yaml", []byte(input))
 	if err != nil {
@@ -373,6 +373,16 @@ kind: Job
 metadata: {name: j, namespace: ns}
 spec: {template: {spec: {containers: [{name: c, image: x}]}}}`,
 			`x.yaml document 1 (Job ns/j): metadata.labels[kueue.x-k8s.io/queue-name]: Required value`},
+		{"job with a GPU request and no limit", `apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ns, labels: {kueue.x-k8s.io/queue-name: q}}
+spec: {template: {spec: {containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: "8"}}}]}}}`,
+			`(Job ns/j): spec.template.spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources`},
+		{"job with a GPU request below its limit", `apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ns, labels: {kueue.x-k8s.io/queue-name: q}}
+spec: {template: {spec: {containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: "4"}, limits: {nvidia.com/gpu: "8"}}}]}}}`,
+			`spec.template.spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: "4": must be equal to nvidia.com/gpu limit of 8`},
 		{"workload admission without reservation", `apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload
 metadata: {name: w, namespace: ns}
