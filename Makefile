@@ -3,7 +3,7 @@
 
 CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0
 
-.PHONY: all build generate verify-generated vet test test-unit test-integration bench envtest
+.PHONY: all build generate verify-generated vet test test-unit test-integration bench envtest browser
 
 all: build
 
@@ -32,8 +32,14 @@ vet:
 envtest:
 	@hack/envtest.sh
 
-test-unit:
-	go test ./...
+## browser: Debian's chromium for the simulator's report test (installed once, as root).
+browser:
+	@hack/install-chromium.sh
+
+# QUOKKA_REQUIRE_BROWSER makes the report test fail instead of skipping when
+# chromium is missing, so a green run always means the page rendered.
+test-unit: browser
+	QUOKKA_REQUIRE_BROWSER=1 go test ./...
 
 test-integration:
 	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" go test -race -count=1 -tags integration ./test/integration/...

@@ -80,10 +80,11 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		return err
 	}
 	opts := simulator.Options{
-		NewEngine:      adapter.New,
-		Until:          f.until,
-		HasUntil:       cmd.Flags().Changed("until"),
-		Series:         f.report != "",
+		NewEngine: adapter.New,
+		Until:     f.until,
+		HasUntil:  cmd.Flags().Changed("until"),
+		// The text timeline prints usage changes, and the report draws them.
+		Series:         f.report != "" || f.output == "text",
 		ConfirmSettled: f.confirmSettled,
 	}
 	if os.Getenv("GOGC") == "" {

@@ -37,6 +37,30 @@ func TestTextOutputTellsTheStory(t *testing.T) {
 	}
 }
 
+// Issue 6: "the timeline shows research at 48, then 40 with one job preempted by
+// product-training, then 32 with one more preempted by eval" — after each instant
+// a Usage line gives the GPUs every changed ClusterQueue now holds.
+func TestTextTimelineShowsUsageAfterEachStep(t *testing.T) {
+	t.Parallel()
+	stdout, _, err := run(t, "-f", repo("examples", "gpu-cluster"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []string{
+		"0s    Usage      nvidia.com/gpu: product-training 6 (h100), research 48 (h100)",
+		"10m   Usage      nvidia.com/gpu: product-training 22 (h100), research 40 (h100)",
+		"20m   Usage      nvidia.com/gpu: eval 8 (h100), research 32 (h100)",
+	}
+	at := 0
+	for _, want := range steps {
+		i := strings.Index(stdout[at:], want)
+		if i < 0 {
+			t.Fatalf("after offset %d the timeline lacks %q:\n%s", at, want, stdout)
+		}
+		at += i + len(want)
+	}
+}
+
 func TestCommandErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -65,7 +66,9 @@ func (t *trimWriter) flush() error {
 
 // writeTimeline lists events and quota updates in causal order.
 func writeTimeline(w io.Writer, r *simulator.Result) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var table bytes.Buffer
+	defer func() { alignUsageLines(w, table.Bytes()) }()
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tEVENT\tWORKLOAD\tCLUSTERQUEUE\tFLAVORS\tREASON")
 	u := 0
 	flushUpdates := func(upTo int) {
@@ -74,8 +77,12 @@ func writeTimeline(w io.Writer, r *simulator.Result) {
 			fmt.Fprintf(tw, "%s\tQuotaUpdated\t%s\t\t%s\t%s\n", simulator.FormatDuration(q.Time), q.Object, nominalText(q.Nominal), conditionText(q))
 		}
 	}
+	usage := usageChanges(r)
 	for i, e := range r.Events {
 		flushUpdates(i)
+		if i > 0 && r.Events[i-1].Time != e.Time {
+			writeUsage(tw, usage, r.Events[i-1].Time)
+		}
 		reason := e.Reason
 		switch {
 		case e.Type == simulator.Preempted && e.Preemptor != "":
@@ -92,6 +99,9 @@ func writeTimeline(w io.Writer, r *simulator.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", simulator.FormatDuration(e.Time), e.Type, e.Workload, dash(e.ClusterQueue), flavors, reason)
 	}
 	flushUpdates(len(r.Events))
+	if n := len(r.Events); n > 0 {
+		writeUsage(tw, usage, r.Events[n-1].Time)
+	}
 	tw.Flush()
 }
 
