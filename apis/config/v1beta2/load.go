@@ -139,7 +139,6 @@ var knownUnsupportedFields = map[string]string{
 	"fairSharing.enable":              "removed in config v1beta2 (Kueue v0.15): fair sharing is on when the fairSharing block is present; delete the field",
 	"waitForPodsReady.enable":         "removed in config v1beta2: waitForPodsReady is always on (Kueue v0.19); delete the field",
 	"metrics.localQueueMetrics":       "not implemented by Quokka; use the LocalQueueMetrics feature gate",
-	"internalCertManagement":          "not implemented by Quokka: provide the webhook certificate in webhook.certDir",
 	"managedJobsNamespaceSelector":    "not implemented by Quokka",
 	"multiKueue":                      "MultiKueue is not implemented by Quokka",
 	"resources":                       "resource transformations and exclusions are not implemented by Quokka",

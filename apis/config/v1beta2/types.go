@@ -43,6 +43,10 @@ type Configuration struct {
 
 	// FeatureGates overrides the default state of the features in Features.
 	FeatureGates map[string]bool `json:"featureGates,omitempty"`
+
+	// InternalCertManagement decides whether the manager issues its own webhook
+	// serving certificate (the default).
+	InternalCertManagement *InternalCertManagement `json:"internalCertManagement,omitempty"`
 }
 
 // ControllerManager holds the options of the controller-runtime manager.

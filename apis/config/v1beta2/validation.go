@@ -50,6 +50,7 @@ func (c *Configuration) Validate() field.ErrorList {
 	errs = append(errs, validateFairSharing(c.FairSharing, field.NewPath("fairSharing"))...)
 	errs = append(errs, validateFeatureGates(c, field.NewPath("featureGates"))...)
 	errs = append(errs, validateAdmissionFairSharing(c, field.NewPath("admissionFairSharing"))...)
+	errs = append(errs, validateInternalCertManagement(c.InternalCertManagement, field.NewPath("internalCertManagement"))...)
 	return errs
 }
 

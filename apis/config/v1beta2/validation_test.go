@@ -135,7 +135,7 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 			"fairSharing.enable", []string{"removed", "block is present"}},
 		{"waitForPodsReady.enable was removed", header + "waitForPodsReady:\n  enable: true\n", "waitForPodsReady.enable", []string{"removed"}},
 		{"Kueue field Quokka does not implement", header + "multiKueue:\n  gcInterval: 1m\n", "multiKueue", []string{"not implemented by Quokka"}},
-		{"internal cert management is refused", header + "internalCertManagement:\n  enable: false\n", "internalCertManagement", []string{"webhook.certDir"}},
+		{"internal cert management names another Service", header + "internalCertManagement:\n  webhookServiceName: kueue-webhook-service\n", "internalCertManagement.webhookServiceName", []string{"quokka-webhook-service"}},
 
 		// fairSharing.preemptionStrategies: only three lists.
 		{"strategies missing", header + "fairSharing: {}\n", "fairSharing.preemptionStrategies", []string{"in that order"}},

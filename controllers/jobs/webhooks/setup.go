@@ -54,7 +54,9 @@ func ControllerWith(o Options) cli.Controller {
 // waits for the rotator. The readiness probe fails until the server serves.
 func Setup(mgr manager.Manager, cfg *configapi.Configuration, o Options) error {
 	r := &registrar{mgr: mgr}
-	if o.ManageCerts {
+	// internalCertManagement.enable: false in the Configuration leaves the
+	// certificate to someone else, as in Kueue.
+	if o.ManageCerts && cfg.InternalCertManagementEnabled() {
 		ns := ""
 		if cfg.Namespace != nil {
 			ns = *cfg.Namespace

@@ -12,12 +12,14 @@ import (
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	configapi "quokka.dev/quokka/apis/config/v1beta2"
 )
 
 // Names of the objects of config/webhook that the rotator reads and writes.
 const (
-	SecretName                  = "quokka-webhook-server-cert"
-	ServiceName                 = "quokka-webhook-service"
+	SecretName                  = configapi.WebhookSecretName
+	ServiceName                 = configapi.WebhookServiceName
 	MutatingConfigurationName   = "quokka-mutating-webhook-configuration"
 	ValidatingConfigurationName = "quokka-validating-webhook-configuration"
 )
