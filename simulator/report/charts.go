@@ -98,7 +98,7 @@ func usageCharts(r *simulator.Result) []UsageChart {
 	})
 	charts := make([]UsageChart, 0, len(cands))
 	for i, c := range cands {
-		charts = append(charts, usageChart(fmt.Sprintf("usage-%d", i), r.End, c.q, c.fr))
+		charts = append(charts, usageChart(fmt.Sprintf("usage-%d", i), chartEnd(r), c.q, c.fr))
 	}
 	return charts
 }
@@ -235,7 +235,8 @@ func queueChart(r *simulator.Result) LineChart {
 			yMax = float64(c.max)
 		}
 	}
-	a := axes{end: r.End, yMax: niceCeil(yMax * 1.05)}
+	end := chartEnd(r)
+	a := axes{end: end, yMax: niceCeil(yMax * 1.05)}
 	ch := LineChart{ID: "queue-lengths", Title: "Pending workloads per ClusterQueue", XTicks: a.xTicks(), YTicks: a.yTicks(),
 		Width: chartWidth, Height: chartHeight, PlotLeft: marginLeft, PlotRight: marginLeft + plotWidth, PlotBottom: marginTop + plotHeight}
 	for i, c := range cands {
@@ -243,8 +244,8 @@ func queueChart(r *simulator.Result) LineChart {
 		for _, s := range c.q.Series {
 			pts = append(pts, point{t: s.Time, v: float64(s.Pending)})
 		}
-		pts = downsample(pts, r.End, plotWidth)
-		ch.Lines = append(ch.Lines, Line{Label: c.q.Name, Color: lineColor(i), Path: stepPath(a, pts, r.End)})
+		pts = downsample(pts, end, plotWidth)
+		ch.Lines = append(ch.Lines, Line{Label: c.q.Name, Color: lineColor(i), Path: stepPath(a, pts, end)})
 	}
 	return ch
 }
@@ -302,4 +303,15 @@ func sortedKeys(m map[resources.FlavorResource]float64) []resources.FlavorResour
 		a[k] = 1
 	}
 	return a.Keys()
+}
+
+// chartEnd is where the time axis of the charts stops: the end of the run, plus a
+// margin of 5% when something happened at that very instant (a run without
+// --until stops at its last event), so that the state it left is drawn too and
+// not a zero-width step at the edge.
+func chartEnd(r *simulator.Result) time.Duration {
+	if n := len(r.Events); n > 0 && r.Events[n-1].Time >= r.End && r.End > 0 {
+		return r.End + r.End/20
+	}
+	return r.End
 }
