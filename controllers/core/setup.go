@@ -42,9 +42,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	engine := NewEngine(scheduler.Options{
-		DynamicQuotaOrchestration: cfg.FeatureGate(configapi.FeatureDynamicQuotaOrchestration),
-	})
+	engine := NewEngine(scheduler.OptionsFromConfiguration(cfg))
 	role := NewRole(cfg.LeaderElectionEnabled())
 	if err := mgr.Add(watchElection{role: role, elected: mgr.Elected()}); err != nil {
 		return fmt.Errorf("adding leader election watch: %w", err)
