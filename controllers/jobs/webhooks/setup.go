@@ -20,10 +20,11 @@ import (
 
 // Paths of the webhooks; config/webhook/manifests.yaml names the same.
 const (
-	MutateJobPath          = "/mutate-batch-v1-job"
-	ValidateJobPath        = "/validate-batch-v1-job"
-	ValidateLocalQueuePath = "/validate-kueue-x-k8s-io-v1beta2-localqueue"
-	ValidateWorkloadPath   = "/validate-kueue-x-k8s-io-v1beta2-workload"
+	MutateJobPath            = "/mutate-batch-v1-job"
+	ValidateJobPath          = "/validate-batch-v1-job"
+	ValidateLocalQueuePath   = "/validate-kueue-x-k8s-io-v1beta2-localqueue"
+	ValidateWorkloadPath     = "/validate-kueue-x-k8s-io-v1beta2-workload"
+	ValidateClusterQueuePath = "/validate-kueue-x-k8s-io-v1beta2-clusterqueue"
 )
 
 // Options of Setup.
@@ -53,7 +54,7 @@ func ControllerWith(o Options) cli.Controller {
 // start and stops the manager; so the handlers are registered by a runnable that
 // waits for the rotator. The readiness probe fails until the server serves.
 func Setup(mgr manager.Manager, cfg *configapi.Configuration, o Options) error {
-	r := &registrar{mgr: mgr}
+	r := &registrar{mgr: mgr, cfg: cfg}
 	// internalCertManagement.enable: false in the Configuration leaves the
 	// certificate to someone else, as in Kueue.
 	if o.ManageCerts && cfg.InternalCertManagementEnabled() {
@@ -84,6 +85,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, o Options) error {
 // every replica, leader or not, since all of them serve admission requests.
 type registrar struct {
 	mgr     manager.Manager
+	cfg     *configapi.Configuration
 	ready   <-chan struct{}
 	started atomic.Pointer[healthz.Checker]
 }
@@ -101,7 +103,7 @@ func (r *registrar) Start(ctx context.Context) error {
 		return nil
 	}
 	server := r.mgr.GetWebhookServer()
-	register(server.Register, r.mgr)
+	register(server.Register, r.mgr, r.cfg)
 	checker := server.StartedChecker()
 	r.started.Store(&checker)
 	<-ctx.Done()
@@ -118,11 +120,12 @@ func (r *registrar) readyz(req *http.Request) error {
 }
 
 // register adds the handlers; its first argument is the server's Register.
-func register(add func(string, http.Handler), mgr manager.Manager) {
+func register(add func(string, http.Handler), mgr manager.Manager, cfg *configapi.Configuration) {
 	c, s := mgr.GetClient(), mgr.GetScheme()
 	jobs := &JobWebhook{Client: c}
 	add(MutateJobPath, admission.WithDefaulter[*batchv1.Job](s, jobs))
 	add(ValidateJobPath, admission.WithValidator[*batchv1.Job](s, jobs))
 	add(ValidateLocalQueuePath, admission.WithValidator[*kueue.LocalQueue](s, &LocalQueueWebhook{Client: c}))
 	add(ValidateWorkloadPath, admission.WithValidator[*kueue.Workload](s, &WorkloadWebhook{Client: c}))
+	add(ValidateClusterQueuePath, admission.WithValidator[*kueue.ClusterQueue](s, &ClusterQueueWebhook{Config: cfg}))
 }
