@@ -2,10 +2,10 @@ package dqo
 
 import (
 	"fmt"
-	"sort"
 
 	"quokka.dev/quokka/apis/kueue/v1alpha1"
 	"quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/hierarchy"
 )
 
 // NodeRef names a node of the quota tree: a ClusterQueue or a Cohort. The two kinds
@@ -32,62 +32,28 @@ func (r NodeRef) less(o NodeRef) bool {
 //
 // The tree only reads the objects it is built from and never modifies them. Build it
 // once per reconcile (or per simulator step) from every ClusterQueue and Cohort, and
-// share it between ResolveConflicts and Distribute.
-//
-// Why here and not in engine/quota: DQO needs only edges and objects, while the quota
-// cache keeps usage per node; this small tree keeps the package free of the cache.
-// It follows the same rules (implicit Cohorts, cycles tolerated), so the two agree.
+// share it between ResolveConflicts and Distribute. Its edges are the engine's one
+// cohort tree (engine/hierarchy), so implicit Cohorts and cycles follow the same
+// rules as for admission; the payloads are the objects themselves.
 type Tree struct {
-	clusterQueues map[string]*v1beta2.ClusterQueue
-	cohorts       map[string]*v1beta2.Cohort
-	// parent maps a node to the name of its parent Cohort; roots are absent.
-	parent map[NodeRef]string
-	// children maps every Cohort name, created or implicit, to its children sorted
-	// by kind and name. An implicit Cohort is a key here but not in cohorts.
-	children map[string][]NodeRef
+	h *hierarchy.Tree[*v1beta2.ClusterQueue, *v1beta2.Cohort]
 }
 
 // NewTree builds the tree. Nil entries are skipped; when two objects of the same kind
 // share a name, the later one wins (an API server never returns both).
 func NewTree(clusterQueues []*v1beta2.ClusterQueue, cohorts []*v1beta2.Cohort) *Tree {
-	t := &Tree{
-		clusterQueues: make(map[string]*v1beta2.ClusterQueue, len(clusterQueues)),
-		cohorts:       make(map[string]*v1beta2.Cohort, len(cohorts)),
-		parent:        make(map[NodeRef]string, len(clusterQueues)+len(cohorts)),
-		children:      make(map[string][]NodeRef, len(cohorts)),
+	h := hierarchy.New[*v1beta2.ClusterQueue, *v1beta2.Cohort](nil)
+	for _, co := range cohorts {
+		if co != nil {
+			h.SetCohort(co.Name, string(co.Spec.ParentName)).Value = co
+		}
 	}
 	for _, cq := range clusterQueues {
 		if cq != nil {
-			t.clusterQueues[cq.Name] = cq
+			h.SetQueue(cq.Name, string(cq.Spec.CohortName)).Value = cq
 		}
 	}
-	for _, co := range cohorts {
-		if co != nil {
-			t.cohorts[co.Name] = co
-			if _, ok := t.children[co.Name]; !ok {
-				t.children[co.Name] = nil
-			}
-		}
-	}
-	for name, cq := range t.clusterQueues {
-		if p := string(cq.Spec.CohortName); p != "" {
-			t.link(NodeRef{v1alpha1.ClusterQueueKind, name}, p)
-		}
-	}
-	for name, co := range t.cohorts {
-		if p := string(co.Spec.ParentName); p != "" {
-			t.link(NodeRef{v1alpha1.CohortKind, name}, p)
-		}
-	}
-	for _, kids := range t.children {
-		sort.Slice(kids, func(i, j int) bool { return kids[i].less(kids[j]) })
-	}
-	return t
-}
-
-func (t *Tree) link(child NodeRef, parent string) {
-	t.parent[child] = parent
-	t.children[parent] = append(t.children[parent], child)
+	return &Tree{h: h}
 }
 
 // Exists reports whether the node is in the tree: a created ClusterQueue, or a Cohort
@@ -95,45 +61,62 @@ func (t *Tree) link(child NodeRef, parent string) {
 func (t *Tree) Exists(ref NodeRef) bool {
 	switch ref.Kind {
 	case v1alpha1.ClusterQueueKind:
-		return t.clusterQueues[ref.Name] != nil
+		return t.ClusterQueue(ref.Name) != nil
 	case v1alpha1.CohortKind:
-		_, ok := t.children[ref.Name]
+		_, ok := t.h.Cohort(ref.Name)
 		return ok
 	}
 	return false
 }
 
 // ClusterQueue returns the ClusterQueue object of that name, or nil.
-func (t *Tree) ClusterQueue(name string) *v1beta2.ClusterQueue { return t.clusterQueues[name] }
+func (t *Tree) ClusterQueue(name string) *v1beta2.ClusterQueue {
+	if q, ok := t.h.Queue(name); ok {
+		return q.Value
+	}
+	return nil
+}
 
 // Cohort returns the Cohort object of that name, or nil when the Cohort does not
 // exist or exists only implicitly.
-func (t *Tree) Cohort(name string) *v1beta2.Cohort { return t.cohorts[name] }
+func (t *Tree) Cohort(name string) *v1beta2.Cohort {
+	if c, ok := t.h.Cohort(name); ok && c.Explicit() {
+		return c.Value
+	}
+	return nil
+}
 
 // Subtree returns the root and all its descendants, depth first, children in kind
-// and name order, implicit Cohorts included. A root that does not exist gives nil.
-// A Cohort cycle reachable from the root is visited once, never looped.
+// and name order (ClusterQueues, then Cohorts), implicit Cohorts included. A root
+// that does not exist gives nil. A Cohort cycle reachable from the root is visited
+// once, never looped.
 func (t *Tree) Subtree(root NodeRef) []NodeRef {
 	if !t.Exists(root) {
 		return nil
 	}
+	if root.Kind != v1alpha1.CohortKind {
+		return []NodeRef{root}
+	}
 	var out []NodeRef
 	seen := make(map[string]bool)
-	var walk func(NodeRef)
-	walk = func(n NodeRef) {
-		out = append(out, n)
-		if n.Kind != v1alpha1.CohortKind || seen[n.Name] {
+	var walk func(c *hierarchy.Cohort[*v1beta2.ClusterQueue, *v1beta2.Cohort])
+	walk = func(c *hierarchy.Cohort[*v1beta2.ClusterQueue, *v1beta2.Cohort]) {
+		out = append(out, NodeRef{v1alpha1.CohortKind, c.Name()})
+		if seen[c.Name()] {
 			return
 		}
-		seen[n.Name] = true
-		for _, c := range t.children[n.Name] {
-			if c.Kind == v1alpha1.CohortKind && seen[c.Name] {
-				continue
+		seen[c.Name()] = true
+		for _, q := range c.Queues() {
+			out = append(out, NodeRef{v1alpha1.ClusterQueueKind, q.Name()})
+		}
+		for _, child := range c.ChildCohorts() {
+			if !seen[child.Name()] {
+				walk(child)
 			}
-			walk(c)
 		}
 	}
-	walk(root)
+	c, _ := t.h.Cohort(root.Name)
+	walk(c)
 	return out
 }
 
@@ -141,13 +124,23 @@ func (t *Tree) Subtree(root NodeRef) []NodeRef {
 // repeats. The starting node is not marked as seen, so for a Cohort on a cycle the
 // list ends with the Cohort itself, which is how cohortCycle finds cycles.
 func (t *Tree) ancestors(ref NodeRef) []string {
+	var p *hierarchy.Cohort[*v1beta2.ClusterQueue, *v1beta2.Cohort]
+	switch ref.Kind {
+	case v1alpha1.ClusterQueueKind:
+		if q, ok := t.h.Queue(ref.Name); ok {
+			p = q.Cohort()
+		}
+	case v1alpha1.CohortKind:
+		if c, ok := t.h.Cohort(ref.Name); ok {
+			p = c.Parent()
+		}
+	}
 	var out []string
 	seen := make(map[string]bool)
-	p, ok := t.parent[ref]
-	for ok && !seen[p] {
-		seen[p] = true
-		out = append(out, p)
-		p, ok = t.parent[NodeRef{v1alpha1.CohortKind, p}]
+	for p != nil && !seen[p.Name()] {
+		seen[p.Name()] = true
+		out = append(out, p.Name())
+		p = p.Parent()
 	}
 	return out
 }
