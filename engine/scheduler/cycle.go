@@ -27,8 +27,9 @@ import (
 //
 // A workload that does not fit may preempt (per its ClusterQueue's policies and
 // fair sharing): a Preempt decision names the victims and is followed by the
-// preemptor's Pending; the preemptor is admitted by a later cycle, after the
-// driver has confirmed the evictions with EvictWorkload.
+// preemptor's Pending; the preemptor is admitted by the first cycle after the
+// driver has confirmed the evictions with EvictWorkload, before any other
+// workload of its tree can take the room they made.
 //
 // now stamps admissions (preemption takes the most recently admitted first)
 // and drives admission fair sharing's usage decay.
@@ -47,6 +48,8 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 		out = s.scheduleTree(t, out)
 	}
 	s.releasePhantoms()
+	// A ready preemptor that did not fit now competes like any other.
+	clear(s.ready)
 	s.epoch++ // the world changes between cycles
 	clear(s.failedPreemption)
 	return out

@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -32,6 +34,9 @@ func phantomKey(k types.NamespacedName) types.NamespacedName {
 // the assignment of each preemptor still waiting. The charge keeps other
 // workloads from taking the room the preemptor is making, as Kueue does by
 // counting preempting workloads' usage in the cycle.
+//
+// A preemptor whose victims are all gone loses its charge but is listed in
+// ready, so that the cycle admits it before anything else can take the room.
 func (s *Scheduler) settlePreemptions() {
 	for _, key := range sortedLQKeys(s.preempting) {
 		in := s.preempting[key]
@@ -45,6 +50,9 @@ func (s *Scheduler) settlePreemptions() {
 			}
 		}
 		in.victims = live
+		if ok && r.state == StatePending && len(live) == 0 {
+			s.ready[in.cq] = append(s.ready[in.cq], key)
+		}
 		if !ok || r.state != StatePending || len(live) == 0 {
 			s.dropPreemption(key)
 			continue
@@ -83,6 +91,54 @@ func (s *Scheduler) dropPreemption(key types.NamespacedName) {
 		}
 	}
 	delete(s.preempting, key)
+}
+
+// admitReady admits, before the tree's queues are walked, each ready
+// preemptor that fits now. Without this the room its victims left would be
+// free for one cycle with nobody holding it: when a queue-mate ordered before
+// the preemptor fits by borrowing, the preemptor is not its queue's candidate,
+// a borrowing workload of another queue (often the victim itself, pending
+// again) is ordered first and takes the room, the preemptor no longer fits and
+// reclaims again, from the queue that took the room the cycle before: two
+// victims evicted and readmitted in turn, forever. The victims were chosen
+// with every in-flight reservation charged, so all ready preemptors of a tree
+// fit together unless the world changed (quota, a LocalQueue, a stop); one
+// that does not fit goes through its queue as any pending workload does.
+// Among themselves they go in queue order, then by ClusterQueue name.
+func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
+	type ready struct {
+		q *quota.ClusterQueue
+		r *record
+	}
+	var rs []ready
+	for _, q := range t.queues {
+		for _, key := range s.ready[q.Name()] {
+			r, ok := s.workloads[key]
+			if !ok || r.state != StatePending {
+				continue
+			}
+			if lq := s.localQueues[r.lq]; lq == nil || lq.cq != q.Name() {
+				continue // moved to another queue since it preempted
+			}
+			if _, filtered := s.filter(q, r); filtered {
+				continue
+			}
+			rs = append(rs, ready{q, r})
+		}
+	}
+	slices.SortFunc(rs, func(a, b ready) int {
+		if c := compareQueueOrder(a.r, b.r); c != 0 {
+			return c
+		}
+		return strings.Compare(a.q.Name(), b.q.Name())
+	})
+	for _, rd := range rs {
+		res := flavorassigner.Assign(s.cache, rd.q, rd.r.info.PodSets, s.assignOptions(rd.q))
+		if res.Fits {
+			out = append(out, s.admit(rd.q, rd.r, &res))
+		}
+	}
+	return out
 }
 
 // waiting returns the decision for a preemptor whose victims still hold quota.

@@ -66,6 +66,10 @@ type Scheduler struct {
 	victimOf   map[types.NamespacedName]types.NamespacedName
 	// phantoms are the charges made for waiting preemptors during a cycle.
 	phantoms []types.NamespacedName
+	// ready lists, per ClusterQueue, the preemptors whose victims have all let
+	// go of their quota since the last cycle; the cycle offers them that room
+	// before anyone else (see admitReady) and then forgets them.
+	ready map[string][]types.NamespacedName
 	// now is the time of the running cycle; cycle counts cycles.
 	now     time.Time
 	cycle   uint64
@@ -149,6 +153,7 @@ func New(opts Options) *Scheduler {
 		deactivated:  map[types.NamespacedName]*record{},
 		lists:        map[string]*pendingList{},
 		preempting:   map[types.NamespacedName]*inflight{},
+		ready:        map[string][]types.NamespacedName{},
 		nodeVer:      map[quota.FairNode]uint64{},
 		nodeIDs:      map[quota.FairNode]int{},
 

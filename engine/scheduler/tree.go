@@ -43,6 +43,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	if s.strategies != nil {
 		h.fair = s
 	}
+	out = s.admitReady(t, out)
 	for _, q := range t.queues {
 		rn := &run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
 		if s.usesAFS(q) {

@@ -19,18 +19,18 @@ import (
 //	QUOKKA_BENCH_QUEUES=1000 QUOKKA_BENCH_COHORTS=10 QUOKKA_BENCH_JOBS=100000 \
 //	  go test ./simulator/cli -run '^$' -bench SimulateWeek -benchtime 1x
 //
-// QUOKKA_BENCH_RECLAIM (default 0) is the fraction of teams that reclaim by
-// preemption. It defaults to 0 because engine/scheduler currently livelocks on
-// some cross-queue reclaims (a victim is readmitted by borrowing while its
-// preemptor stays pending; see simulator/README.md, "Scale"); raise it to the
-// generator's 0.5 once that is fixed.
+// QUOKKA_BENCH_RECLAIM (default 0.5, the generator's) is the fraction of teams
+// that reclaim by preemption, so that the benchmark measures the preemption
+// paths a real cluster takes; set it to 0 to compare with runs measured before
+// engine/scheduler handed reclaimed room to its preemptor (simulator/README.md,
+// "Scale").
 func BenchmarkSimulateWeek(b *testing.B) {
 	opts := generate.Options{
 		Queues:  envInt(b, "QUOKKA_BENCH_QUEUES", 100),
 		Cohorts: envInt(b, "QUOKKA_BENCH_COHORTS", 5),
 		Jobs:    envInt(b, "QUOKKA_BENCH_JOBS", 10000),
 		Seed:    1,
-		Reclaim: envFloat(b, "QUOKKA_BENCH_RECLAIM", 0),
+		Reclaim: envFloat(b, "QUOKKA_BENCH_RECLAIM", 0.5),
 	}
 	trace, err := generate.New(opts)
 	if err != nil {
