@@ -35,7 +35,16 @@ type Cache struct {
 	// byCQ indexes charges by ClusterQueue name, also for queues that do not exist
 	// (yet): their usage is applied when the queue appears.
 	byCQ map[string]map[types.NamespacedName]struct{}
+	// version counts changes; see Version.
+	version uint64
 }
+
+// Version identifies the cache's content: every change (a flavor, queue or
+// cohort upserted or deleted, a charge made or released) moves it to a number
+// it never had before. A caller that remembers a result computed from the
+// cache may reuse it while Version is unchanged, since nothing it read can
+// differ; the scheduler does so for flavor assignments of pending workloads.
+func (c *Cache) Version() uint64 { return c.version }
 
 // New returns an empty cache.
 func New(opts Options) *Cache {
@@ -53,11 +62,15 @@ func New(opts Options) *Cache {
 
 // UpsertResourceFlavor stores a copy of the flavor.
 func (c *Cache) UpsertResourceFlavor(rf *kueue.ResourceFlavor) {
+	c.version++
 	c.flavors[rf.Name] = rf.DeepCopy()
 }
 
 // DeleteResourceFlavor forgets the flavor; queues that use it become inactive.
-func (c *Cache) DeleteResourceFlavor(name string) { delete(c.flavors, name) }
+func (c *Cache) DeleteResourceFlavor(name string) {
+	c.version++
+	delete(c.flavors, name)
+}
 
 // Flavor returns the stored flavor. Callers must not modify it.
 func (c *Cache) Flavor(name string) (*kueue.ResourceFlavor, bool) {
@@ -96,6 +109,7 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 	if err != nil {
 		return wrapObject("ClusterQueue", obj.Name, err)
 	}
+	c.version++
 	cohortName := string(obj.Spec.CohortName)
 	tq, existed := c.tree.Queue(obj.Name)
 	if existed && tq.Value.CohortName() == cohortName {
@@ -132,6 +146,7 @@ func (c *Cache) DeleteClusterQueue(name string) {
 	if !ok {
 		return
 	}
+	c.version++
 	parent := tq.Cohort()
 	c.tree.DeleteQueue(name)
 	if parent != nil {
@@ -147,6 +162,7 @@ func (c *Cache) UpsertCohort(obj *kueue.Cohort) error {
 	if err != nil {
 		return wrapObject("Cohort", obj.Name, err)
 	}
+	c.version++
 	var oldParent *treeCohort
 	if tc, ok := c.tree.Cohort(obj.Name); ok {
 		oldParent = tc.Parent()
@@ -171,6 +187,7 @@ func (c *Cache) DeleteCohort(name string) {
 	if !ok {
 		return
 	}
+	c.version++
 	oldParent := tc.Parent()
 	c.tree.DeleteCohort(name)
 	if _, still := c.tree.Cohort(name); still {

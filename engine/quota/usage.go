@@ -10,7 +10,14 @@ import (
 // previous charge of the same workload. A charge to a queue that does not exist
 // is kept and applied when the queue is created.
 func (c *Cache) Charge(key types.NamespacedName, cq string, usage resources.Amounts) {
+	if ch, ok := c.charges[key]; ok && ch.cq == cq && sameAmounts(ch.usage, usage) {
+		// The driver confirming an admission the engine assumed charges the
+		// same usage again: the content, and so Version, stays as it was.
+		c.charges[key] = charge{cq: cq, usage: usage}
+		return
+	}
 	c.Release(key)
+	c.version++
 	c.charges[key] = charge{cq: cq, usage: usage}
 	set, ok := c.byCQ[cq]
 	if !ok {
@@ -31,6 +38,7 @@ func (c *Cache) Release(key types.NamespacedName) {
 	if !ok {
 		return
 	}
+	c.version++
 	delete(c.charges, key)
 	if set := c.byCQ[ch.cq]; set != nil {
 		delete(set, key)
@@ -53,3 +61,15 @@ func (c *Cache) Charged(key types.NamespacedName) (string, resources.Amounts, bo
 
 // ChargedTo returns the number of workloads charged to the queue.
 func (c *Cache) ChargedTo(cq string) int { return len(c.byCQ[cq]) }
+
+func sameAmounts(a, b resources.Amounts) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for fr, v := range a {
+		if w, ok := b[fr]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

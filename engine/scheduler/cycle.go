@@ -41,13 +41,15 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	var out []Decision
 	out = s.evictions(out)
 	out = s.unroutable(out)
+	before := s.cache.Version()
 	s.settlePreemptions()
+	s.beginCycle(before)
 	s.afsSample(now)
 	trees := s.treesToSchedule(&out)
 	for _, t := range trees {
 		out = s.scheduleTree(t, out)
 	}
-	s.releasePhantoms()
+	s.releaseReservations()
 	// A ready preemptor that did not fit now competes like any other.
 	clear(s.ready)
 	s.epoch++ // the world changes between cycles

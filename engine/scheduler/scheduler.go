@@ -31,6 +31,11 @@ type Options struct {
 	// spec.admissionScope.admissionMode UsageBasedAdmissionFairSharing use it;
 	// nil leaves them in plain queue order.
 	AdmissionFairSharing *config.AdmissionFairSharing
+	// DisableIncrementalCycle makes every cycle assign flavors to every pending
+	// workload again instead of reusing results the cache cannot have changed
+	// (see incremental.go). Decisions are the same either way; it exists for
+	// tests that prove so and for benchmarks.
+	DisableIncrementalCycle bool
 }
 
 // Scheduler holds the engine's state. It is not safe for concurrent use.
@@ -86,6 +91,8 @@ type Scheduler struct {
 	failedPreemption map[string]failedSearch
 	// afs is the admission fair sharing state; nil when off.
 	afs *afsState
+	// inc lets a cycle reuse the previous cycle's flavor assignments.
+	inc incremental
 }
 
 type localQueue struct {
@@ -132,6 +139,8 @@ type record struct {
 	// cand is the record as a preemption candidate, built on first use while
 	// it holds quota; attachAdmitted, detach and a priority change drop it.
 	cand *preemption.Candidate
+	// memo is its last flavor assignment that did not fit, while pending.
+	memo *assignMemo
 }
 
 func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }

@@ -54,7 +54,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	for h.Len() > 0 {
 		hd := h.pop()
 		if hd.ver != ver {
-			res := flavorassigner.Assign(s.cache, hd.run.q, hd.r.info.PodSets, s.assignOptions(hd.run.q))
+			res := s.assign(hd.run.q, hd.r)
 			hd.ver = ver
 			if !res.Fits {
 				out = s.notAdmitted(hd.run, hd.r, &res, h, ver, out)
@@ -94,7 +94,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
-		res := flavorassigner.Assign(s.cache, rn.q, e.r.info.PodSets, s.assignOptions(rn.q))
+		res := s.assign(rn.q, e.r)
 		if res.Fits {
 			h.push(&head{run: rn, r: e.r, res: res, ver: ver})
 			return out

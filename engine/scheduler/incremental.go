@@ -1,0 +1,139 @@
+package scheduler
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/workload"
+)
+
+// Flavor assignment is a pure function of the quota cache's content, the
+// ClusterQueue and the workload's pod sets. Between two cycles most of that
+// does not change: a workload that arrives or finishes elsewhere leaves the
+// pending workloads that did not fit exactly where they were, yet every cycle
+// used to assign flavors to all of them again (and build their Pending
+// messages again). The scheduler therefore remembers, per pending workload,
+// the last assignment that did not fit, together with the cache version it was
+// computed at; while the cache still has that version the same result, with
+// the same reason and message strings, is returned without running the
+// assigner. Decisions are unchanged by construction: only a call that would
+// return the identical result is skipped.
+//
+// Results that fit are not remembered: the workload is admitted (and the
+// cache changes) or its head is evaluated again after an admission anyway.
+
+// assignMemo is the last assignment of a pending workload that did not fit,
+// and what it was computed from.
+type assignMemo struct {
+	ver  uint64
+	q    *quota.ClusterQueue
+	info *workload.Info
+	res  flavorassigner.Result
+}
+
+// incremental carries what Cycle needs to recognise that the cache it starts
+// with holds the same content as the one the previous cycle ended with.
+// Waiting preemptors' reservations are released at the end of every cycle and
+// charged again at the start of the next one, which moves the cache's version
+// although, when the same reservations come back, nothing changed; the alias
+// maps the version after the recharge back to the version the previous cycle
+// ended at.
+type incremental struct {
+	// endVer is the effective version at the end of the last cycle, before its
+	// reservations were released, and afterVer the cache version after; released
+	// lists those reservations.
+	endVer, afterVer uint64
+	released         []heldCharge
+	ended            bool
+	// aliasFrom holds the same content as aliasTo, when aliased.
+	aliasFrom, aliasTo uint64
+	aliased            bool
+}
+
+type heldCharge struct {
+	key   types.NamespacedName
+	cq    string
+	usage resources.Amounts
+}
+
+// stateVersion is the cache version under which an assignment is remembered.
+func (s *Scheduler) stateVersion() uint64 {
+	v := s.cache.Version()
+	if s.inc.aliased && v == s.inc.aliasFrom {
+		return s.inc.aliasTo
+	}
+	return v
+}
+
+// assign is flavorassigner.Assign for a pending workload of q, reusing the
+// workload's remembered result when nothing it depends on changed.
+func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Result {
+	if s.opts.DisableIncrementalCycle {
+		return flavorassigner.Assign(s.cache, q, r.info.PodSets, s.assignOptions(q))
+	}
+	ver := s.stateVersion()
+	if m := r.memo; m != nil && m.ver == ver && m.q == q && m.info == r.info {
+		return m.res
+	}
+	res := flavorassigner.Assign(s.cache, q, r.info.PodSets, s.assignOptions(q))
+	if res.Fits {
+		r.memo = nil
+		return res
+	}
+	if r.memo == nil {
+		r.memo = &assignMemo{}
+	}
+	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res}
+	return res
+}
+
+// beginCycle runs right after settlePreemptions, which started at cache
+// version before: when nothing touched the cache since the previous cycle
+// ended except recharging exactly the reservations that cycle released, the
+// content is the one that cycle ended with, and so is the effective version.
+func (s *Scheduler) beginCycle(before uint64) {
+	s.inc.aliased = false
+	if !s.inc.ended || before != s.inc.afterVer || len(s.phantoms) != len(s.inc.released) {
+		return
+	}
+	cur := s.cache.Version()
+	if cur != before+uint64(len(s.phantoms)) {
+		return // something other than the recharges changed the cache
+	}
+	for i, pk := range s.phantoms {
+		h := s.inc.released[i]
+		cq, usage, ok := s.cache.Charged(pk)
+		if !ok || pk != h.key || cq != h.cq || !sameAmounts(usage, h.usage) {
+			return
+		}
+	}
+	s.inc.aliased, s.inc.aliasFrom, s.inc.aliasTo = true, cur, s.inc.endVer
+}
+
+// releaseReservations is releasePhantoms, remembering what the cache looked
+// like before and after for the next cycle's beginCycle.
+func (s *Scheduler) releaseReservations() {
+	s.inc.endVer = s.stateVersion()
+	s.inc.released = s.inc.released[:0]
+	for _, pk := range s.phantoms {
+		cq, usage, _ := s.cache.Charged(pk)
+		s.inc.released = append(s.inc.released, heldCharge{key: pk, cq: cq, usage: usage})
+	}
+	s.releasePhantoms()
+	s.inc.afterVer = s.cache.Version()
+	s.inc.ended = true
+}
+
+func sameAmounts(a, b resources.Amounts) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for fr, v := range a {
+		if w, ok := b[fr]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
