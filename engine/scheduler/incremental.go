@@ -77,6 +77,18 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 	if m := r.memo; m != nil && m.ver == ver && m.q == q && m.info == r.info {
 		return m.res
 	}
+	if m := r.memo; m != nil && m.q == q && m.info == r.info {
+		// It did not fit last time and most likely still does not. On failure
+		// Assign returns its explaining pass's result, which records more but
+		// decides the same as the fast pass; so run only that pass, and the
+		// whole Assign when it does fit after all.
+		opts := s.assignOptions(q)
+		opts.Explain = true
+		if res := flavorassigner.Assign(s.cache, q, r.info.PodSets, opts); !res.Fits {
+			*m = assignMemo{ver: ver, q: q, info: r.info, res: res}
+			return res
+		}
+	}
 	res := flavorassigner.Assign(s.cache, q, r.info.PodSets, s.assignOptions(q))
 	if res.Fits {
 		r.memo = nil
