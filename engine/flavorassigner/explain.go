@@ -78,7 +78,7 @@ func flavorSentence(c *quota.Cache, cq *quota.ClusterQueue, fo *FlavorOutcome) (
 		if cur.Mode != fo.Mode {
 			continue
 		}
-		if ro == nil || (ro.LimitedBy == "" && cur.LimitedBy != "" && fo.Mode == Preempt) {
+		if ro == nil || explainsBetter(fo, cur, ro) {
 			if ro != nil {
 				others = append(others, string(ro.Resource))
 			}
@@ -96,6 +96,30 @@ func flavorSentence(c *quota.Cache, cq *quota.ClusterQueue, fo *FlavorOutcome) (
 		sentence += "; also short of " + strings.Join(others, ", ")
 	}
 	return code, sentence
+}
+
+// explainsBetter reports whether cur names the cause of a flavor's outcome better
+// than best: a resource held back by a borrowing limit first, since raising the
+// cohort's capacity alone would not help it; then a scarce resource (a GPU, any
+// extended resource) over CPU, memory, storage and pods, because on a GPU cluster
+// "needs 8 nvidia.com/gpu" is what a person acts on, and the CPU and memory that
+// come with each GPU are short only because the GPUs are.
+func explainsBetter(fo *FlavorOutcome, cur, best *ResourceOutcome) bool {
+	curLimited := cur.LimitedBy != "" && fo.Mode == Preempt
+	bestLimited := best.LimitedBy != "" && fo.Mode == Preempt
+	if curLimited != bestLimited {
+		return curLimited
+	}
+	return commonResource(best.Resource) && !commonResource(cur.Resource)
+}
+
+// commonResource is true for the resources every pod requests.
+func commonResource(r corev1.ResourceName) bool {
+	switch r {
+	case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage, corev1.ResourcePods:
+		return true
+	}
+	return false
 }
 
 func resourceSentence(c *quota.Cache, cq *quota.ClusterQueue, fo *FlavorOutcome, ro *ResourceOutcome) (string, string) {
