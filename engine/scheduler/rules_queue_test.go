@@ -260,3 +260,21 @@ func TestPendingReasons(t *testing.T) {
 		t.Fatalf("admitted %v", got)
 	}
 }
+
+// DESIGN.md: "Every workload that is not admitted carries ... a sentence a person
+// can act on ("needs 8 nvidia.com/gpu in flavor h100; 2 unused in cohort
+// ml-platform ...")". When GPUs and the CPU that comes with them are both short,
+// the sentence names the GPUs and lists the rest.
+func TestPendingMessageNamesTheScarceResource(t *testing.T) {
+	s := world(t, Options{}, MakeFlavor("h100").Obj(),
+		MakeClusterQueue("research").Cohort("ml").Quota("h100", "cpu", "96").Quota("h100", gpu, "8").Obj(),
+		MakeClusterQueue("other").Cohort("ml").Quota("h100", "cpu", "24").Quota("h100", gpu, "2").Obj(),
+		MakeLocalQueue("ns", "lq", "research").Obj(),
+		MakeWorkload("ns", "running").Queue("lq").Request("cpu", "96").Request(gpu, "8").Obj(),
+		MakeWorkload("ns", "waiting").Queue("lq").Request("cpu", "96").Request(gpu, "8").Created(time.Hour).Obj())
+	ds := s.Cycle(now)
+	p := mustPending(t, ds, "waiting", ReasonInsufficientQuotaInCohort)
+	if !strings.HasPrefix(p.Message, "needs 8 nvidia.com/gpu in flavor h100; 2 unused in cohort ml") || !strings.Contains(p.Message, "also short of cpu") {
+		t.Errorf("message = %q, want it to lead with the GPUs and list cpu as also short", p.Message)
+	}
+}
