@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -42,12 +43,17 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 	mgr := startManager(t, nil)
 	waitAdmitted(t, ns, "owned", "free")
 
-	cq := &kueue.ClusterQueue{}
-	if err := env.Client.Get(context.Background(), keyOf("", ns), cq); err != nil {
-		t.Fatal(err)
-	}
-	cq.Spec.StopPolicy = ptr.To(kueue.HoldAndDrain)
-	if err := env.Client.Update(context.Background(), cq); err != nil {
+	// The manager writes the queue's status meanwhile, so the edit retries on a
+	// conflict like any client would.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cq := &kueue.ClusterQueue{}
+		if err := env.Client.Get(context.Background(), keyOf("", ns), cq); err != nil {
+			return err
+		}
+		cq.Spec.StopPolicy = ptr.To(kueue.HoldAndDrain)
+		return env.Client.Update(context.Background(), cq)
+	})
+	if err != nil {
 		t.Fatalf("stopping the queue: %v", err)
 	}
 	// The workload without owner stops at once.
@@ -72,11 +78,14 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 		}
 		return ""
 	})
-	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(job), job); err != nil {
-		t.Fatal(err)
-	}
-	job.Spec.Suspend = ptr.To(true)
-	if err := env.Client.Update(context.Background(), job); err != nil {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(job), job); err != nil {
+			return err
+		}
+		job.Spec.Suspend = ptr.To(true)
+		return env.Client.Update(context.Background(), job)
+	})
+	if err != nil {
 		t.Fatalf("suspending job: %v", err)
 	}
 	eventually(t, 20*time.Second, func() string {

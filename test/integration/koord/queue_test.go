@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -118,9 +119,15 @@ func TestQueueFollowsElasticQuota(t *testing.T) {
 	// 004: "A policy that is written directly to the spec.queuePolicy of an
 	// automatically created Queue is restored", and "Annotations that are written
 	// directly to the Queue are preserved."
-	q.Spec.QueuePolicy = queuev1alpha1.IntelligentPolicy
-	q.Annotations["koord-queue/priority-threshold"] = "100"
-	if err := c.Update(ctx, q); err != nil {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, key, q); err != nil {
+			return err
+		}
+		q.Spec.QueuePolicy = queuev1alpha1.IntelligentPolicy
+		q.Annotations["koord-queue/priority-threshold"] = "100"
+		return c.Update(ctx, q)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "policy restored, hand-written annotation kept", func() (bool, error) {
@@ -131,11 +138,14 @@ func TestQueueFollowsElasticQuota(t *testing.T) {
 	})
 
 	// Removing the policy label restores Priority.
-	if err := c.Get(ctx, client.ObjectKeyFromObject(eq), eq); err != nil {
-		t.Fatal(err)
-	}
-	delete(eq.Labels, queuev1alpha1.QueuePolicyLabel)
-	if err := c.Update(ctx, eq); err != nil {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(eq), eq); err != nil {
+			return err
+		}
+		delete(eq.Labels, queuev1alpha1.QueuePolicyLabel)
+		return c.Update(ctx, eq)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "policy back to Priority", func() (bool, error) {
