@@ -1,0 +1,90 @@
+//go:build integration
+
+package framework
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	configapi "quokka.dev/quokka/apis/config/v1beta2"
+	"quokka.dev/quokka/internal/cli"
+	"quokka.dev/quokka/internal/scheme"
+)
+
+// WebhookEnv is a running API server with Quokka's webhook configurations
+// installed, pointed by envtest at a local serving address and certificate.
+type WebhookEnv struct {
+	Config *rest.Config
+	Client client.Client
+	env    *envtest.Environment
+}
+
+// StartWithWebhooks launches etcd and kube-apiserver with the CRDs of
+// config/crd/bases and the webhook configurations of config/webhook.
+func StartWithWebhooks() (*WebhookEnv, error) {
+	root := RepoRoot()
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		// The webhook configurations are the ones installed in clusters; envtest
+		// points their clientConfig at its local serving address and CA.
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			Paths: []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
+		},
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting envtest: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("creating client: %w", err)
+	}
+	return &WebhookEnv{Config: cfg, Client: c, env: env}, nil
+}
+
+// Stop shuts the API server and etcd down.
+func (e *WebhookEnv) Stop() error { return e.env.Stop() }
+
+// StartManager runs the manager of `quokka manager` (cli.NewManager) with the
+// given controllers, serving webhooks on envtest's address with envtest's
+// certificate, metrics and probes off and no leader election, and waits until the
+// webhook server answers. The manager's error arrives on stopped when ctx ends.
+func (e *WebhookEnv) StartManager(ctx context.Context, controllers []cli.Controller, stopped chan<- error) error {
+	wh := &e.env.WebhookInstallOptions
+	cfg := configapi.Default()
+	port := wh.LocalServingPort
+	cfg.Webhook = configapi.ControllerWebhook{Host: wh.LocalServingHost, Port: &port, CertDir: wh.LocalServingCertDir}
+	cfg.Metrics.BindAddress = "0"
+	cfg.Health.HealthProbeBindAddress = "0"
+	elect := false
+	cfg.LeaderElection.LeaderElect = &elect
+	mgr, err := cli.NewManager(e.Config, cfg, cli.ManagerOptions{Controllers: controllers})
+	if err != nil {
+		return fmt.Errorf("creating manager: %w", err)
+	}
+	go func() { stopped <- mgr.Start(ctx) }()
+
+	addr := net.JoinHostPort(wh.LocalServingHost, strconv.Itoa(wh.LocalServingPort))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
+		if err == nil {
+			return conn.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("webhook server at %s did not start: %w", addr, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
