@@ -1,0 +1,327 @@
+package elasticquota
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
+	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// Reasons of a Pending decision. QueueNotFoundReason (mapping.go) is the fourth.
+const (
+	// ReasonNoQuotaLabel: the unit carries no quota label (or an empty one), so
+	// it resolves to no quota and no queue. Koord-Queue records nothing for it;
+	// the reason exists so that a driver such as the simulator can show why.
+	ReasonNoQuotaLabel = "NoQuotaLabel"
+	// ReasonAddQueueFail: the quota asks for a queue policy the queue factory
+	// does not register (Round), so its Queue never becomes a scheduling queue.
+	ReasonAddQueueFail = "AddQueueFail"
+	// ReasonFailedScheduling: the usage check refused the unit; the message is
+	// CheckUsage's.
+	ReasonFailedScheduling = "FailedScheduling"
+	// ReasonQueueBlocked: a unit ahead of this one in a Block queue (or in the
+	// high-priority part of an Intelligent queue) does not fit.
+	ReasonQueueBlocked = "QueueBlocked"
+	// ReasonBeyondMaxDepth: the unit is deeper in its queue than the queue's
+	// koord-queue/max-depth, so it is not looked at.
+	ReasonBeyondMaxDepth = "BeyondMaxDepth"
+)
+
+// Decision is one outcome of a Cycle: Admit or Pending.
+type Decision interface {
+	UnitKey() types.NamespacedName
+	isDecision()
+}
+
+// Admit: the unit is dequeued and its request is charged to Quota and every
+// ancestor (already done by the cycle, through Reserve).
+type Admit struct {
+	Unit    types.NamespacedName
+	Quota   string
+	Request resources.Requests
+}
+
+// Pending: the unit stays in the queue, for Reason.
+type Pending struct {
+	Unit types.NamespacedName
+	// Quota is the quota the unit's label names; "" when it carries none.
+	Quota   string
+	Reason  string
+	Message string
+	// Silent is true when Koord-Queue records no event at all for the unit
+	// (ReasonNoQuotaLabel).
+	Silent bool
+}
+
+func (a Admit) UnitKey() types.NamespacedName   { return a.Unit }
+func (p Pending) UnitKey() types.NamespacedName { return p.Unit }
+func (Admit) isDecision()                       {}
+func (Pending) isDecision()                     {}
+
+// Scheduler admits QueueUnits against ElasticQuotas, the way Koord-Queue's
+// ElasticQuota plugin and its queue policies do, as a pure state machine: units
+// and quotas go in, Cycle returns decisions, Finish and Delete release quota. It
+// keeps no clock and starts no goroutine; it is not safe for concurrent use.
+type Scheduler struct {
+	cache    *Cache
+	rate     OversellRate
+	quotas   map[string]*koordv1alpha1.ElasticQuota
+	configs  map[string]queueConfig
+	pending  map[types.NamespacedName]*QueueUnit
+	admitted map[types.NamespacedName]admittedUnit
+}
+
+type admittedUnit struct {
+	unit  *QueueUnit
+	quota string
+}
+
+// NewScheduler returns an empty scheduler that scales every max by rate
+// (Koord-Queue's --oversellrate).
+func NewScheduler(rate OversellRate) *Scheduler {
+	return &Scheduler{
+		cache:    NewCache(),
+		rate:     rate,
+		quotas:   map[string]*koordv1alpha1.ElasticQuota{},
+		configs:  map[string]queueConfig{},
+		pending:  map[types.NamespacedName]*QueueUnit{},
+		admitted: map[types.NamespacedName]admittedUnit{},
+	}
+}
+
+// Cache is the quota cache behind the scheduler, for reading usage.
+func (s *Scheduler) Cache() *Cache { return s.cache }
+
+// UpsertQuota adds or replaces an ElasticQuota, and with it its queue (004, Step
+// 2: "Update: The Queue is reconciled: policy, parent label and synchronised
+// annotations are updated"). Usage already charged to it is kept: admitted
+// units are never evicted by a quota change.
+func (s *Scheduler) UpsertQuota(eq *koordv1alpha1.ElasticQuota) error {
+	if err := s.cache.Upsert(eq); err != nil {
+		return err
+	}
+	s.quotas[eq.Name] = eq.DeepCopy()
+	s.configs[eq.Name] = queueConfigOf(eq)
+	return nil
+}
+
+// DeleteQuota removes a quota and its queue. 004: "Units that are still enqueued
+// lose their queue and are reported through QueueNotFound events until a
+// matching quota exists again."
+func (s *Scheduler) DeleteQuota(name string) {
+	s.cache.Delete(name)
+	delete(s.quotas, name)
+	delete(s.configs, name)
+}
+
+// AddUnit enqueues a unit. A key already known (pending or admitted) is an error:
+// a driver that replaces a unit deletes the old one first.
+func (s *Scheduler) AddUnit(u QueueUnit) error {
+	key := u.Key()
+	if _, ok := s.pending[key]; ok {
+		return fmt.Errorf("queueUnit %s is already queued", key)
+	}
+	if _, ok := s.admitted[key]; ok {
+		return fmt.Errorf("queueUnit %s is already admitted", key)
+	}
+	u.Labels = copyLabels(u.Labels)
+	u.Request = u.Request.Clone()
+	s.pending[key] = &u
+	return nil
+}
+
+// FinishUnit ends an admitted unit: its quota is released on every level it was
+// charged to, and the unit is forgotten.
+func (s *Scheduler) FinishUnit(key types.NamespacedName) error {
+	if _, ok := s.admitted[key]; !ok {
+		return fmt.Errorf("queueUnit %s is not admitted", key)
+	}
+	s.release(key)
+	return nil
+}
+
+// DeleteUnit forgets a unit, pending or admitted, releasing its quota if it held
+// any. It reports whether the unit was known.
+func (s *Scheduler) DeleteUnit(key types.NamespacedName) bool {
+	if _, ok := s.pending[key]; ok {
+		delete(s.pending, key)
+		return true
+	}
+	if _, ok := s.admitted[key]; ok {
+		s.release(key)
+		return true
+	}
+	return false
+}
+
+func (s *Scheduler) release(key types.NamespacedName) {
+	s.cache.Unreserve(reservationUID(key))
+	delete(s.admitted, key)
+}
+
+// PendingCount and AdmittedCount count the units in each state.
+func (s *Scheduler) PendingCount() int  { return len(s.pending) }
+func (s *Scheduler) AdmittedCount() int { return len(s.admitted) }
+
+// AdmittedQuota returns the quota an admitted unit is charged to.
+func (s *Scheduler) AdmittedQuota(key types.NamespacedName) (string, bool) {
+	a, ok := s.admitted[key]
+	return a.quota, ok
+}
+
+func reservationUID(key types.NamespacedName) types.UID { return types.UID(key.String()) }
+
+// QuotaStatus is one quota as a report shows it.
+type QuotaStatus struct {
+	Name string
+	// Parent is the quota's parent (koordinator-root-quota by default).
+	Parent   string
+	Min, Max corev1.ResourceList
+	// Used is what admitted units charge to the quota and its descendants.
+	Used corev1.ResourceList
+}
+
+// Quotas lists every quota, sorted by name.
+func (s *Scheduler) Quotas() []QuotaStatus {
+	out := make([]QuotaStatus, 0, len(s.quotas))
+	for _, name := range s.cache.Names() {
+		eq := s.quotas[name]
+		out = append(out, QuotaStatus{
+			Name: name, Parent: ParentName(eq),
+			Min: eq.Spec.Min.DeepCopy(), Max: eq.Spec.Max.DeepCopy(), Used: s.cache.Used(name),
+		})
+	}
+	return out
+}
+
+// queueCursor walks one queue during a cycle.
+type queueCursor struct {
+	cfg   queueConfig
+	units []*QueueUnit
+	next  int
+	// blockedBy is the unit that blocks the rest of the queue in this cycle.
+	blockedBy *QueueUnit
+}
+
+// Cycle looks at every pending unit once and admits every unit that fits, in
+// queue order. Units are resolved to their queue first (no label, unknown quota
+// and unregistered policy keep a unit out of any queue); then queues take turns,
+// sorted by name (every Queue the plugin creates has spec.priority 1000), each
+// offering its next unit in its policy's order, until every queue is through.
+// Koord-Queue runs one scheduling loop per queue concurrently; taking turns is
+// the deterministic stand-in for that.
+//
+// A unit fits when CheckUsage accepts it; it is then reserved at once, so the
+// next unit sees its usage. Since usage only grows within a cycle, a unit that
+// did not fit would not fit later in the same cycle: one cycle settles, and a
+// second one without a change in between admits nothing.
+func (s *Scheduler) Cycle() []Decision {
+	keys := make([]types.NamespacedName, 0, len(s.pending))
+	for k := range s.pending {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+
+	var out []Decision
+	queues := map[string]*queueCursor{}
+	for _, k := range keys {
+		u := s.pending[k]
+		res := s.cache.Resolve(u.Labels)
+		switch {
+		case res.Quota == "":
+			out = append(out, Pending{Unit: k, Reason: ReasonNoQuotaLabel, Silent: true,
+				Message: fmt.Sprintf("no label %s: the unit resolves to no quota and no queue; Koord-Queue records no event for it", koordv1alpha1.QuotaNameLabel)})
+			continue
+		case !res.Found:
+			out = append(out, Pending{Unit: k, Quota: res.Quota, Reason: QueueNotFoundReason,
+				Message: QueueNotFoundMessage(res.Queue, u.Namespace, u.Name)})
+			continue
+		}
+		cfg := s.configs[res.Queue]
+		if !factoryPolicies[cfg.policy] {
+			out = append(out, Pending{Unit: k, Quota: res.Quota, Reason: ReasonAddQueueFail,
+				Message: fmt.Sprintf("queue %s was not added: queue policy %s is not registered by the queue factory; set the label %s of ElasticQuota %s to Priority, Block or Intelligent",
+					res.Queue, cfg.policy, queuev1alpha1.QueuePolicyLabel, res.Quota)})
+			continue
+		}
+		c := queues[res.Queue]
+		if c == nil {
+			c = &queueCursor{cfg: cfg}
+			queues[res.Queue] = c
+		}
+		c.units = append(c.units, u)
+	}
+
+	names := make([]string, 0, len(queues))
+	for n, c := range queues {
+		names = append(names, n)
+		sort.Slice(c.units, func(i, j int) bool { return dequeuedBefore(c.units[i], c.units[j]) })
+	}
+	sort.Strings(names)
+	for more := true; more; {
+		more = false
+		for _, n := range names {
+			c := queues[n]
+			if c.next >= len(c.units) {
+				continue
+			}
+			more = true
+			out = append(out, s.offer(c))
+		}
+	}
+	return out
+}
+
+// offer decides the next unit of a queue.
+func (s *Scheduler) offer(c *queueCursor) Decision {
+	pos := c.next
+	u := c.units[pos]
+	c.next++
+	key := u.Key()
+	quota := c.cfg.name
+	switch {
+	case c.blockedBy != nil:
+		return Pending{Unit: key, Quota: quota, Reason: ReasonQueueBlocked, Message: c.blockedMessage()}
+	case c.cfg.scansDepth() && c.cfg.maxDepth > 0 && pos >= c.cfg.maxDepth:
+		return Pending{Unit: key, Quota: quota, Reason: ReasonBeyondMaxDepth,
+			Message: fmt.Sprintf("position %d in queue %s is beyond its scan depth (%s: %d)", pos+1, quota, MaxDepthAnnotation, c.cfg.maxDepth)}
+	}
+	if err := s.cache.CheckUsage(key.String(), quota, u.Request, s.rate); err != nil {
+		if c.cfg.blocksOnFailure(u) {
+			c.blockedBy = u
+		}
+		return Pending{Unit: key, Quota: quota, Reason: ReasonFailedScheduling, Message: err.Error()}
+	}
+	if err := s.cache.Reserve(reservationUID(key), quota, u.Request); err != nil {
+		// CheckUsage has just found the quota; a failure here is a bug.
+		return Pending{Unit: key, Quota: quota, Reason: ReasonFailedScheduling, Message: err.Error()}
+	}
+	delete(s.pending, key)
+	s.admitted[key] = admittedUnit{unit: u, quota: quota}
+	return Admit{Unit: key, Quota: quota, Request: u.Request.Clone()}
+}
+
+func (c *queueCursor) blockedMessage() string {
+	b := c.blockedBy
+	if c.cfg.policy == queuev1alpha1.IntelligentPolicy {
+		return fmt.Sprintf("queue %s (policy Intelligent) is held by %s/%s, priority %d at or above the threshold %d, which does not fit",
+			c.cfg.name, b.Namespace, b.Name, b.Priority, c.cfg.threshold)
+	}
+	return fmt.Sprintf("queue %s (policy %s) is blocked by %s/%s, the first of its units that does not fit", c.cfg.name, c.cfg.policy, b.Namespace, b.Name)
+}
+
+func copyLabels(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
