@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
@@ -266,5 +267,24 @@ func (w *CohortWrapper) FairWeight(q string) *CohortWrapper {
 func (w *LocalQueueWrapper) FairWeight(q string) *LocalQueueWrapper {
 	v := resource.MustParse(q)
 	w.Spec.FairSharing = &kueue.FairSharing{Weight: &v}
+	return w
+}
+
+// Label sets a label of the ClusterQueue (for clusterQueueSelector).
+func (w *ClusterQueueWrapper) Label(k, v string) *ClusterQueueWrapper {
+	if w.Labels == nil {
+		w.Labels = map[string]string{}
+	}
+	w.Labels[k] = v
+	return w
+}
+
+// PreemptionConfig references a PreemptionConfig through the
+// kueue.x-k8s.io/preemption-config-name annotation.
+func (w *ClusterQueueWrapper) PreemptionConfig(name string) *ClusterQueueWrapper {
+	if w.Annotations == nil {
+		w.Annotations = map[string]string{}
+	}
+	w.Annotations[kueuev1alpha1.PreemptionConfigNameAnnotation] = name
 	return w
 }

@@ -167,3 +167,13 @@ func (w *WorkloadWrapper) QuotaReservedAt(offset time.Duration) *WorkloadWrapper
 		Reason: "QuotaReserved", LastTransitionTime: metav1.NewTime(Epoch.Add(offset))})
 	return w
 }
+
+// Label sets a label of the Workload (for preemptorSelector, labelSelector and
+// numericLabels).
+func (w *WorkloadWrapper) Label(k, v string) *WorkloadWrapper {
+	if w.Labels == nil {
+		w.Labels = map[string]string{}
+	}
+	w.Labels[k] = v
+	return w
+}

@@ -3,6 +3,9 @@ package preemption
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/types"
+
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/decision"
 	"quokka.dev/quokka/engine/quota"
@@ -11,6 +14,13 @@ import (
 
 // Find returns the workloads to evict so that p fits in q, or nil when no
 // allowed set of evictions makes it fit. The cache is unchanged on return.
+//
+// With opts.Rules, the search runs in tiers, as in KEP-13396: first over the
+// baseline candidates, the union of those of q's spec.preemption policies and
+// those of the Always rules; only when that finds nothing, once more with the
+// candidates of the InsufficientQuota rules added. Rules with the trigger
+// QuotaFeasibleAndInsufficientTopology never contribute: Quokka has no
+// topology-aware scheduling, so no workload is ever short of topology alone.
 func Find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, opts Options) []Target {
 	if p.Assignment == nil {
 		return nil
@@ -19,10 +29,26 @@ func Find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, opts 
 	if len(frs) == 0 {
 		return nil
 	}
-	if len(opts.FairSharing) > 0 {
-		return fairSharing(c, q, p, src, frs, opts.FairSharing)
+	search := func(ruled map[types.UID]*Candidate) []Target {
+		if len(opts.FairSharing) > 0 {
+			return fairSharing(c, q, p, src, frs, opts.FairSharing, ruled)
+		}
+		return classic(c, q, p, src, frs, ruled)
 	}
-	return classic(c, q, p, src, frs)
+	if opts.Rules == nil {
+		return search(nil)
+	}
+	ps := p.subject(q)
+	ruled := ruleCandidates(c, q, ps, src, frs, opts.Rules.Active(kueuev1alpha1.Always, ps), nil)
+	if t := search(ruled); t != nil {
+		return t
+	}
+	n := len(ruled)
+	ruled = ruleCandidates(c, q, ps, src, frs, opts.Rules.Active(kueuev1alpha1.InsufficientQuota, ps), ruled)
+	if len(ruled) == n {
+		return nil // the same candidates again: the same failure
+	}
+	return search(ruled)
 }
 
 // classic follows Kueue's classic preemption. A queue that stays within its
@@ -30,9 +56,15 @@ func Find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, opts 
 // of the cohort (reclaimWithinCohort); a workload that needs to borrow may
 // preempt only in its own queue (withinClusterQueue), or, under
 // borrowWithinCohort, lower-priority workloads of borrowing queues.
-func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) []Target {
+//
+// Candidates that a PreemptionConfig rule selected (ruled, by UID) join every
+// step: the reclaim step, the borrowWithinCohort step and the last step, where
+// the preemptor may borrow. They are not subject to the checks that the
+// victim's queue borrows: a rule may take quota that is within another
+// queue's nominal quota (KEP-13396's hero workloads).
+func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) []Target {
 	all := candidates(c, q, p, src, frs)
-	if len(all) == 0 {
+	if len(all) == 0 && len(ruled) == 0 {
 		return nil
 	}
 	var own []*Candidate
@@ -47,8 +79,13 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 			withinNominal = false
 		}
 	}
-	if len(own) < len(all) && withinNominal {
-		if t := minimal(c, q, p, all, false); t != nil {
+	pool := merge(all, ruled, q.Name())
+	others := false
+	for _, cand := range pool {
+		others = others || cand.ClusterQueue != q.Name()
+	}
+	if others && withinNominal {
+		if t := minimal(c, q, p, pool, false, ruled); t != nil {
 			return t
 		}
 	}
@@ -60,9 +97,9 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 				allowed = append(allowed, cand)
 			}
 		}
-		return minimal(c, q, p, allowed, true)
+		return minimal(c, q, p, merge(allowed, ruled, q.Name()), true, ruled)
 	}
-	return minimal(c, q, p, own, true)
+	return minimal(c, q, p, merge(own, ruled, q.Name()), true, ruled)
 }
 
 // candidates lists, in preemption order, the admitted workloads that the
@@ -91,16 +128,20 @@ func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source,
 			out = append(out, cand)
 		}
 	})
-	slices.SortFunc(out, func(a, b *Candidate) int {
-		if less(a, b, q.Name()) {
+	sortCandidates(out, q.Name())
+	return out
+}
+
+func sortCandidates(cands []*Candidate, own string) {
+	slices.SortFunc(cands, func(a, b *Candidate) int {
+		if less(a, b, own) {
 			return -1
 		}
-		if less(b, a, q.Name()) {
+		if less(b, a, own) {
 			return 1
 		}
 		return 0
 	})
-	return out
 }
 
 // withinQueueAllowed applies withinClusterQueue: LowerPriority takes strictly
@@ -120,14 +161,16 @@ func withinQueueAllowed(pol kueue.PreemptionPolicy, cand *Candidate, p *Preempto
 // that stopped borrowing on the way, then tries to put back every victim but
 // the last, in reverse order, keeping out only those it still needs: the
 // smallest set in Kueue's sense.
-func minimal(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, cands []*Candidate, allowBorrowing bool) []Target {
+//
+// Candidates in ruled are taken whether or not their queue borrows.
+func minimal(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, cands []*Candidate, allowBorrowing bool, ruled map[types.UID]*Candidate) []Target {
 	s := &sim{cache: c}
 	defer s.undo()
 	frs := needs(c, q, p.Assignment.Usage)
 	var victims []*Candidate
 	found := false
 	for _, cand := range cands {
-		if cand.ClusterQueue != q.Name() {
+		if _, byRule := ruled[cand.UID]; !byRule && cand.ClusterQueue != q.Name() {
 			o, ok := c.ClusterQueue(cand.ClusterQueue)
 			if !ok || !borrowingIn(o, frs) {
 				continue

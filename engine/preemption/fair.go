@@ -3,6 +3,8 @@ package preemption
 import (
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"quokka.dev/quokka/engine/decision"
 	"quokka.dev/quokka/engine/fairsharing"
 	"quokka.dev/quokka/engine/quota"
@@ -23,9 +25,15 @@ type targetQueue struct {
 // without a share test. A queue whose candidate the strategy refuses is done
 // for that strategy and keeps its candidates for the next one. It stops as soon
 // as the preemptor fits, then trims the set as classic preemption does.
-func fairSharing(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, strategies []fairsharing.Strategy) []Target {
+//
+// Candidates that a PreemptionConfig rule selected (ruled) and that the
+// strategies did not take are offered last, in Kueue's candidate order, with
+// no share test and whether or not their queue borrows: a rule overrides fair
+// sharing for the workloads it names, but does not reorder the workloads fair
+// sharing would take anyway.
+func fairSharing(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, strategies []fairsharing.Strategy, ruled map[types.UID]*Candidate) []Target {
 	all := candidates(c, q, p, src, frs)
-	if len(all) == 0 {
+	if len(all) == 0 && len(ruled) == 0 {
 		return nil
 	}
 	byQueue := map[string]*targetQueue{}
@@ -79,16 +87,35 @@ func fairSharing(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source
 			victims = append(victims, cand)
 			reasons[cand] = reason
 			if fits(c, q, p.Assignment.Usage, true) {
-				victims = fillBack(c, q, p, s, victims, true)
-				out := make([]Target, 0, len(victims))
-				for _, v := range victims {
-					out = append(out, Target{Candidate: v, Reason: reasons[v]})
-				}
-				return out
+				return fairTargets(c, q, p, s, victims, reasons)
 			}
 		}
 	}
+	taken := make(map[types.UID]bool, len(victims))
+	for _, v := range victims {
+		taken[v.UID] = true
+	}
+	for _, cand := range merge(nil, ruled, q.Name()) {
+		if taken[cand.UID] {
+			continue
+		}
+		s.remove(cand)
+		victims = append(victims, cand)
+		reasons[cand] = classicReason(q, p, cand)
+		if fits(c, q, p.Assignment.Usage, true) {
+			return fairTargets(c, q, p, s, victims, reasons)
+		}
+	}
 	return nil
+}
+
+func fairTargets(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, s *sim, victims []*Candidate, reasons map[*Candidate]string) []Target {
+	victims = fillBack(c, q, p, s, victims, true)
+	out := make([]Target, 0, len(victims))
+	for _, v := range victims {
+		out = append(out, Target{Candidate: v, Reason: reasons[v]})
+	}
+	return out
 }
 
 // preemptorShare is the share of the preemptor's side (its almost-LCA with the

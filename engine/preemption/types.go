@@ -21,6 +21,11 @@ type Candidate struct {
 	// admitted are preempted first, since they lose the least work.
 	AdmittedAt time.Time
 	Usage      resources.Amounts
+	// Labels and LocalQueue are what a PreemptionConfig's rules read of the
+	// workload (labelSelector, numericLabels, scope WithinLocalQueue). Labels
+	// are shared with the scheduler: read-only.
+	Labels     map[string]string
+	LocalQueue types.NamespacedName
 }
 
 // Preemptor is the pending workload that needs room.
@@ -31,6 +36,11 @@ type Preemptor struct {
 	Created  time.Time
 	// Assignment is the flavor assignment preemption must make room for.
 	Assignment *flavorassigner.Assignment
+	// Labels and LocalQueue are what a PreemptionConfig's rules read of the
+	// preemptor (preemptorSelector, numericLabels comparisons, scope
+	// WithinLocalQueue). Read-only.
+	Labels     map[string]string
+	LocalQueue types.NamespacedName
 }
 
 // Source lists the workloads holding quota in a ClusterQueue that may still be
@@ -44,6 +54,10 @@ type Options struct {
 	// FairSharing holds the Configuration's strategies in order; nil or empty
 	// selects classic preemption.
 	FairSharing []fairsharing.Strategy
+	// Rules is the PreemptionConfig the preemptor's ClusterQueue references,
+	// compiled; nil for none. Its rules add candidates to those of the queue's
+	// policies (see Find).
+	Rules *Rules
 }
 
 // Target is a workload to evict and the reason for its Preempted condition.

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/hierarchy"
 	"quokka.dev/quokka/engine/resources"
@@ -27,6 +28,13 @@ type ClusterQueue struct {
 	Preemption        kueue.ClusterQueuePreemption
 	// AdmissionMode is spec.admissionScope.admissionMode, "" when unset.
 	AdmissionMode kueue.AdmissionMode
+	// Labels are metadata.labels, for the clusterQueueSelector of a
+	// PreemptionConfig's candidate selectors.
+	Labels labels.Set
+	// PreemptionConfigName is the kueue.x-k8s.io/preemption-config-name
+	// annotation: the PreemptionConfig whose rules add candidates to this
+	// queue's preemptions, "" for none.
+	PreemptionConfigName string
 
 	// weight is spec.fairSharing.weight in thousandths.
 	weight int64
@@ -84,6 +92,9 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 		WhenCanBorrow:  kueue.MayStopSearch,
 		WhenCanPreempt: kueue.TryNextFlavor,
 		StopPolicy:     kueue.None,
+		Labels:         labels.Set(copyLabels(cq.Labels)),
+
+		PreemptionConfigName: cq.Annotations[kueuev1alpha1.PreemptionConfigNameAnnotation],
 	}
 	out.quotas = qs.Cells
 	if cq.Spec.QueueingStrategy != "" {
@@ -155,4 +166,12 @@ func (c *Cache) Status(q *ClusterQueue) Status {
 		}
 	}
 	return Status{Active: true, Reason: kueue.ClusterQueueActiveReasonReady, Message: "Can admit new workloads"}
+}
+
+func copyLabels(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }

@@ -42,6 +42,9 @@ type Info struct {
 	UID       types.UID
 	Created   time.Time
 	QueueName string
+	// Labels are metadata.labels, for the rules of a PreemptionConfig
+	// (preemptorSelector, labelSelector, numericLabels). Shared, read-only.
+	Labels map[string]string
 	// Priority is spec.priority when set.
 	Priority      *int32
 	PriorityClass *kueue.PriorityClassRef
@@ -64,6 +67,7 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 		UID:       wl.UID,
 		Created:   wl.CreationTimestamp.Time,
 		QueueName: string(wl.Spec.QueueName),
+		Labels:    copyMap(wl.Labels),
 		Active:    wl.Spec.Active == nil || *wl.Spec.Active,
 		Finished:  meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished),
 	}

@@ -4,6 +4,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// PreemptionConfigNameAnnotation, on a ClusterQueue, names the PreemptionConfig
+// whose rules add candidates to that queue's preemptions. As in Kueue's KEP-13396
+// (Alpha), the reference is an annotation, not a field of ClusterQueueSpec, and
+// spec.preemption keeps its meaning: the candidates of both are merged.
+const PreemptionConfigNameAnnotation = "kueue.x-k8s.io/preemption-config-name"
+
 // NumericComparison compares a candidate's value to the preemptor's.
 // +kubebuilder:validation:Enum=LessThan;GreaterThan;LessThanOrEqual;GreaterThanOrEqual
 type NumericComparison string
