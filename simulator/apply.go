@@ -22,7 +22,7 @@ func (s *sim) apply(d *manifest.Document) error {
 		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: err}
 	}
 	if d.IsJob() {
-		if err := s.submit(d); err != nil {
+		if err := s.submitJob(d); err != nil {
 			return fail(err)
 		}
 		return nil
@@ -67,8 +67,10 @@ func (s *sim) apply(d *manifest.Document) error {
 		}
 		s.world.dqos[dqo.Name] = &live[kueuev1alpha1.DynamicQuotaOrchestrator]{obj: dqo, src: d.Source}
 		s.dqoDirty = true
-	case *kueuev1alpha1.PreemptionConfig, *koordv1alpha1.ElasticQuota:
-		return fail(fmt.Errorf("%s is accepted by the loader, but the engine does not implement it yet, so the simulation would ignore it; remove it from the input", d.Key.Kind))
+	case *kueuev1alpha1.PreemptionConfig:
+		return s.applyPreemptionConfig(d, o)
+	case *koordv1alpha1.ElasticQuota:
+		return s.applyElasticQuota(d, o)
 	case *batchv1.Job, *kueue.Workload:
 		// Handled by submit above.
 	default:
@@ -124,6 +126,9 @@ func (s *sim) applyClusterQueue(d *manifest.Document, o *kueue.ClusterQueue) err
 	s.stamp(&cq.ObjectMeta, d.Key)
 	if errs := s.config.ValidateClusterQueue(cq); len(errs) > 0 {
 		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: errs.ToAggregate()}
+	}
+	if err := s.checkPreemptionConfigRef(cq); err != nil {
+		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: err}
 	}
 	if prev, ok := s.world.cqs[cq.Name]; ok && cq.Status.EffectiveQuotas == nil {
 		// kubectl apply does not touch status: effective quotas written by DQO

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/decision"
 )
@@ -19,6 +20,10 @@ type Engine interface {
 	UpsertLocalQueue(lq *kueue.LocalQueue)
 	UpsertNamespace(name string, labels map[string]string)
 	UpsertWorkloadPriorityClass(name string, value int32)
+	// UpsertPreemptionConfig adds or replaces a PreemptionConfig; ClusterQueues
+	// reference it by the kueue.x-k8s.io/preemption-config-name annotation. The
+	// error names the field that cannot be compiled.
+	UpsertPreemptionConfig(pc *kueuev1alpha1.PreemptionConfig) error
 	// UpsertWorkload adds a pending workload, or an admitted one when
 	// status.admission is set.
 	UpsertWorkload(wl *kueue.Workload) error
@@ -32,6 +37,12 @@ type Engine interface {
 	// Cycle runs one scheduling cycle. Admissions it returns are already charged.
 	// The slice is only valid until the next call.
 	Cycle(now time.Time) []Decision
+	// WakeAll makes the next Cycle evaluate every pending workload again. The
+	// engine skips queues whose outcome cannot have changed, and their
+	// workloads keep the reason of their last evaluation; the simulator wakes
+	// everything once at the end so that the final state explains every
+	// pending workload as of that moment.
+	WakeAll()
 }
 
 // EngineOptions are the engine's switches, resolved once from the Configuration.

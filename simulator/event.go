@@ -35,6 +35,10 @@ type Event struct {
 	// Workload is "namespace/name"; a Job is named by its own name.
 	Workload     string
 	ClusterQueue string
+	// ElasticQuota is the quota of a Koord-Queue unit (ClusterQueue is then
+	// empty): the one its label names, or on Admitted and Finished the one it is
+	// charged to.
+	ElasticQuota string
 	// Flavors is set on Admitted.
 	Flavors Flavors
 	// Borrowing is set on Admitted when the admission borrows from the cohort.

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/resources"
 	"quokka.dev/quokka/simulator/manifest"
@@ -62,6 +63,9 @@ func (f *fakeEngine) UpsertNamespace(name string, labels map[string]string) {
 	f.namespaces[name] = labels
 }
 func (f *fakeEngine) UpsertWorkloadPriorityClass(string, int32) {}
+func (f *fakeEngine) UpsertPreemptionConfig(*kueuev1alpha1.PreemptionConfig) error {
+	return nil
+}
 func (f *fakeEngine) UpsertWorkload(wl *kueue.Workload) error {
 	var n int64
 	for _, ps := range wl.Spec.PodSets {
@@ -105,6 +109,8 @@ func (f *fakeEngine) used(cq string) int64 {
 	}
 	return n
 }
+
+func (f *fakeEngine) WakeAll() {}
 
 func (f *fakeEngine) Cycle(time.Time) []Decision {
 	f.cycles++

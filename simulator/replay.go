@@ -30,6 +30,9 @@ func (s *sim) replay() error {
 	for _, name := range sortedNames(s.world.wpcs) {
 		s.engine.UpsertWorkloadPriorityClass(name, s.world.wpcs[name])
 	}
+	if err := s.replayPreemptionConfigs(); err != nil {
+		return err
+	}
 	for _, c := range s.world.sortedCohorts() {
 		if err := s.engine.UpsertCohort(c.obj); err != nil {
 			return &manifest.Error{Source: c.src, Object: "Cohort " + c.obj.Name, Err: err}

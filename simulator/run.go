@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
+	"quokka.dev/quokka/engine/elasticquota"
 	"quokka.dev/quokka/simulator/manifest"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	// default: it costs a third of a large run. Tests turn it on to hold the
 	// engine to that promise.
 	ConfirmSettled bool
+	// OversellRate scales every ElasticQuota's max in Koord-Queue's usage check
+	// (its --oversellrate); the zero value is 1.
+	OversellRate elasticquota.OversellRate
 }
 
 // Progress is how far a run has come, for a progress line.
@@ -58,6 +62,9 @@ type Result struct {
 	QuotaUpdates []QuotaUpdate
 	Workloads    []WorkloadResult
 	Queues       []*QueueAccount
+	// ElasticQuotas lists the Koord-Queue quotas at the end, by name; nil when
+	// the input has none.
+	ElasticQuotas []ElasticQuotaResult
 }
 
 // WorkloadState is where a workload is at the end.
@@ -74,6 +81,8 @@ type WorkloadResult struct {
 	Name         string
 	State        WorkloadState
 	ClusterQueue string
+	// ElasticQuota is set for a Koord-Queue unit instead of ClusterQueue.
+	ElasticQuota string
 	Flavors      Flavors
 	// Reason and Message are the engine's last word on a pending workload.
 	Reason  string
@@ -96,6 +105,7 @@ type sim struct {
 	timers    timers
 	acct      *accounting
 	dqoDirty  bool
+	koord     *koordState
 
 	events       []Event
 	quotaUpdates []QuotaUpdate
@@ -118,6 +128,7 @@ func Run(docs []manifest.Document, opts Options) (*Result, error) {
 		world:     newWorld(),
 		workloads: map[types.NamespacedName]*workloadRecord{},
 		acct:      newAccounting(opts.Series),
+		koord:     newKoordState(opts.OversellRate),
 	}
 	s.counts.Documents = len(sorted)
 	if err := s.start(); err != nil {
@@ -138,6 +149,7 @@ func Run(docs []manifest.Document, opts Options) (*Result, error) {
 			opts.Progress(s.counts)
 		}
 	}
+	s.explainPending()
 	end := s.now
 	if opts.HasUntil {
 		end = opts.Until
@@ -213,7 +225,11 @@ func (s *sim) step(at time.Duration) error {
 		if !ok {
 			break
 		}
-		s.finish(t)
+		if t.koord {
+			s.finishKoord(t)
+		} else {
+			s.finish(t)
+		}
 	}
 	for s.next < len(s.docs) && s.docs[s.next].At == at {
 		d := &s.docs[s.next]
@@ -231,8 +247,34 @@ func (s *sim) step(at time.Duration) error {
 	if err := s.settle(); err != nil {
 		return err
 	}
+	if err := s.settleKoord(); err != nil {
+		return err
+	}
 	s.acct.sample(at)
 	return nil
+}
+
+// explainPending refreshes the reasons of the workloads still pending with one
+// cycle that evaluates every queue. Only its Pending decisions are taken: the
+// run is over, so anything else it decides (an admission or a preemption the
+// next instant would have carried out) is not, and a preemptor it names keeps
+// the reason it had.
+func (s *sim) explainPending() {
+	s.engine.WakeAll()
+	decisions := s.engine.Cycle(s.clock(s.now))
+	preemptors := map[types.NamespacedName]bool{}
+	for _, d := range decisions {
+		if p, ok := d.(Preempt); ok {
+			preemptors[p.Preemptor] = true
+		}
+	}
+	for _, d := range decisions {
+		if p, ok := d.(Pending); ok && !preemptors[p.Workload] {
+			if w, ok := s.workloads[p.Workload]; ok && w.state == StatePending {
+				w.reason, w.message = p.Reason, p.Message
+			}
+		}
+	}
 }
 
 // clock is the wall-clock time of a simulated instant.
@@ -260,6 +302,8 @@ func (s *sim) result(end time.Duration) *Result {
 		}
 		r.Workloads = append(r.Workloads, wr)
 	}
+	r.Workloads = s.koordResults(r.Workloads)
+	r.ElasticQuotas = s.koordQuotas()
 	r.Queues = s.acct.finish(end)
 	return r
 }

@@ -15,6 +15,8 @@ type finishTimer struct {
 	seq uint64
 	key types.NamespacedName
 	gen uint64
+	// koord marks the timer of a Koord-Queue unit.
+	koord bool
 }
 
 // timerHeap orders timers by time, then by the order they were set (admission
@@ -46,6 +48,12 @@ type timers struct {
 func (t *timers) add(at time.Duration, key types.NamespacedName, gen uint64) {
 	t.seq++
 	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen})
+}
+
+// addKoord sets the finish timer of an admitted Koord-Queue unit.
+func (t *timers) addKoord(at time.Duration, key types.NamespacedName, gen uint64) {
+	t.seq++
+	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen, koord: true})
 }
 
 // next returns the time of the earliest timer.

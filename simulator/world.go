@@ -26,6 +26,8 @@ type world struct {
 	wpcs       map[string]int32
 	providers  map[string]*kueuev1alpha1.CapacityProvider
 	dqos       map[string]*live[kueuev1alpha1.DynamicQuotaOrchestrator]
+	// preemptionConfigs are the PreemptionConfigs the engine accepted.
+	preemptionConfigs map[string]*live[kueuev1alpha1.PreemptionConfig]
 	// uids gives every object a stable UID: the first document of a key assigns
 	// it and replacements keep it, as an update in a cluster does.
 	uids   map[manifest.Key]types.UID
@@ -53,6 +55,8 @@ func newWorld() *world {
 		dqos:       map[string]*live[kueuev1alpha1.DynamicQuotaOrchestrator]{},
 		uids:       map[manifest.Key]types.UID{},
 		created:    map[manifest.Key]metav1.Time{},
+
+		preemptionConfigs: map[string]*live[kueuev1alpha1.PreemptionConfig]{},
 	}
 }
 

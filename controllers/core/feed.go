@@ -15,11 +15,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/scheduler"
 )
 
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=resourceflavors;cohorts;workloadpriorityclasses;clusterqueues;localqueues,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=preemptionconfigs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
@@ -98,6 +100,12 @@ func feeders(mgr manager.Manager, e *Engine) []struct {
 			return nil
 		},
 		remove: func(s *scheduler.Scheduler, k client.ObjectKey) { s.DeletePriorityClass(k.Name) }}
+	pcfg := &feeder[*kueuev1alpha1.PreemptionConfig]{kind: "PreemptionConfig", reader: r, engine: e,
+		newObj: func() *kueuev1alpha1.PreemptionConfig { return &kueuev1alpha1.PreemptionConfig{} },
+		upsert: func(s *scheduler.Scheduler, o *kueuev1alpha1.PreemptionConfig) error {
+			return s.UpsertPreemptionConfig(o)
+		},
+		remove: func(s *scheduler.Scheduler, k client.ObjectKey) { s.DeletePreemptionConfig(k.Name) }}
 	ns := &feeder[*corev1.Namespace]{kind: "Namespace", reader: r, engine: e,
 		newObj: func() *corev1.Namespace { return &corev1.Namespace{} },
 		upsert: func(s *scheduler.Scheduler, o *corev1.Namespace) error {
@@ -113,6 +121,7 @@ func feeders(mgr manager.Manager, e *Engine) []struct {
 		{"cohort", func() error { return co.setup(mgr, "core-cohort") }},
 		{"workloadpriorityclass", func() error { return wpc.setup(mgr, "core-workloadpriorityclass") }},
 		{"priorityclass", func() error { return pc.setup(mgr, "core-priorityclass") }},
+		{"preemptionconfig", func() error { return pcfg.setup(mgr, "core-preemptionconfig") }},
 		{"namespace", func() error { return ns.setup(mgr, "core-namespace") }},
 	}
 }

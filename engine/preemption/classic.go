@@ -107,7 +107,7 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) []*Candidate {
 	var out []*Candidate
 	pol := q.Preemption
-	c.TreeQueues(q, func(o *quota.ClusterQueue) {
+	visit := func(o *quota.ClusterQueue) {
 		own := o == q
 		if own && pol.WithinClusterQueue == kueue.PreemptionPolicyNever {
 			return
@@ -127,7 +127,19 @@ func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source,
 			}
 			out = append(out, cand)
 		}
-	})
+	}
+	// The own queue, then the other queues of the tree that borrow (only
+	// they can give reclaim candidates): the cache indexes them, so a search
+	// does not walk a tree of a thousand queues. The order does not matter,
+	// the candidates are sorted.
+	visit(q)
+	if pol.ReclaimWithinCohort != kueue.PreemptionPolicyNever {
+		c.EachBorrowerInTree(q, func(o *quota.ClusterQueue) {
+			if o != q {
+				visit(o)
+			}
+		})
+	}
 	sortCandidates(out, q.Name())
 	return out
 }

@@ -37,6 +37,9 @@ type Cache struct {
 	byCQ map[string]map[types.NamespacedName]struct{}
 	// version counts changes; see Version.
 	version uint64
+	// borrowers holds the queues that use more than their nominal quota in
+	// some cell (see borrowers.go).
+	borrowers map[string]*ClusterQueue
 }
 
 // Version identifies the cache's content: every change (a flavor, queue or
@@ -120,6 +123,7 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 		nq.usage = old.usage
 		frs := unionKeys(old.quotas, nq.quotas)
 		c.replaceAndPropagate(tq.Cohort(), &old.node, &nq.node, frs, func() { tq.Value = nq })
+		c.noteBorrowing(nq)
 		return nil
 	}
 	var oldCohort *treeCohort
@@ -136,6 +140,7 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 	nq.tq = tq
 	c.refreshTreeOf(oldCohort)
 	c.refreshTreeOf(tq.Cohort())
+	c.noteBorrowing(nq)
 	return nil
 }
 
@@ -147,6 +152,7 @@ func (c *Cache) DeleteClusterQueue(name string) {
 		return
 	}
 	c.version++
+	delete(c.borrowers, name)
 	parent := tq.Cohort()
 	c.tree.DeleteQueue(name)
 	if parent != nil {

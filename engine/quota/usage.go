@@ -29,6 +29,7 @@ func (c *Cache) Charge(key types.NamespacedName, cq string, usage resources.Amou
 		for fr, v := range usage {
 			addUsage(q, fr, v)
 		}
+		c.noteBorrowing(q)
 	}
 }
 
@@ -50,6 +51,7 @@ func (c *Cache) Release(key types.NamespacedName) {
 		for fr, v := range ch.usage {
 			removeUsage(q, fr, v)
 		}
+		c.noteBorrowing(q)
 	}
 }
 

@@ -49,6 +49,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	for _, t := range trees {
 		out = s.scheduleTree(t, out)
 	}
+	s.snapshotTreeFree()
 	s.releaseReservations()
 	// A ready preemptor that did not fit now competes like any other.
 	clear(s.ready)
@@ -68,18 +69,17 @@ func (s *Scheduler) evictions(out []Decision) []Decision {
 		seen[r.info.Key] = true
 		out = append(out, Evict{Workload: r.info.Key, ClusterQueue: r.admission.ClusterQueue, Reason: reason, Message: msg})
 	}
-	for _, name := range sortedKeys(s.admittedByCQ) {
-		q, ok := s.cache.ClusterQueue(name)
-		if !ok || q.StopPolicy != kueue.HoldAndDrain {
+	s.refreshStanding()
+	for _, name := range s.standing.drainingCQs {
+		if len(s.admittedByCQ[name]) == 0 {
 			continue
 		}
 		for _, r := range sortedRecords(s.admittedByCQ[name]) {
 			emit(r, EvictReasonClusterQueueStopped, fmt.Sprintf("ClusterQueue %s has stopPolicy HoldAndDrain", name))
 		}
 	}
-	for _, key := range sortedLQKeys(s.admittedByLQ) {
-		lq, ok := s.localQueues[key]
-		if !ok || lq.stop != kueue.HoldAndDrain {
+	for _, key := range s.standing.drainingLQs {
+		if len(s.admittedByLQ[key]) == 0 {
 			continue
 		}
 		for _, r := range sortedRecords(s.admittedByLQ[key]) {
@@ -95,7 +95,7 @@ func (s *Scheduler) evictions(out []Decision) []Decision {
 // unroutable returns pending decisions for workloads whose LocalQueue does not
 // exist, or whose LocalQueue points to a missing ClusterQueue.
 func (s *Scheduler) unroutable(out []Decision) []Decision {
-	for _, key := range sortedLQKeys(s.pendingByLQ) {
+	for _, key := range s.unroutableKeys() {
 		lq, ok := s.localQueues[key]
 		if ok {
 			if _, exists := s.cache.ClusterQueue(lq.cq); exists {
@@ -127,8 +127,11 @@ type tree struct {
 func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 	byKey := map[string]*tree{}
 	var trees []*tree
-	for _, name := range s.cache.ClusterQueueNames() {
-		q, _ := s.cache.ClusterQueue(name)
+	for _, name := range s.queuesToWalk() {
+		q, ok := s.cache.ClusterQueue(name)
+		if !ok {
+			continue
+		}
 		l, ok := s.lists[name]
 		if !ok {
 			continue

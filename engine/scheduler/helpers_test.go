@@ -107,3 +107,31 @@ func usage(t *testing.T, s *Scheduler, cq, flavor, res string) int64 {
 func key(ns, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: ns, Name: name}
 }
+
+// mustStillPending is mustPending for a cycle after the one that explained the
+// workload: a cycle need not explain again a workload whose outcome cannot have
+// changed (it keeps its last decision, see sleep.go), so either the cycle
+// explains it with the reason, or it is still pending in the engine.
+func mustStillPending(t *testing.T, s *Scheduler, ds []Decision, name, reason string) {
+	t.Helper()
+	if p, ok := pendingFor(ds, name); ok {
+		if p.Reason != reason {
+			t.Fatalf("%s: reason %s (%s), want %s", name, p.Reason, p.Message, reason)
+		}
+		return
+	}
+	for _, d := range ds {
+		if a, ok := d.(Admit); ok && a.Workload.Name == name {
+			t.Fatalf("%s was admitted, want it pending with %s", name, reason)
+		}
+	}
+	for k, r := range s.workloads {
+		if k.Name == name {
+			if r.state != StatePending {
+				t.Fatalf("%s is %s, want it pending with %s", name, r.state, reason)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s: unknown workload", name)
+}

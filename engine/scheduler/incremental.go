@@ -31,6 +31,9 @@ type assignMemo struct {
 	q    *quota.ClusterQueue
 	info *workload.Info
 	res  flavorassigner.Result
+	// structVer is Scheduler.structVer when computed: skipUnfit trusts the
+	// parts of res that depend only on quotas and flavors while it holds.
+	structVer uint64
 }
 
 // incremental carries what Cycle needs to recognise that the cache it starts
@@ -85,7 +88,7 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 		opts := s.assignOptions(q)
 		opts.Explain = true
 		if res := flavorassigner.Assign(s.cache, q, r.info.PodSets, opts); !res.Fits {
-			*m = assignMemo{ver: ver, q: q, info: r.info, res: res}
+			*m = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer}
 			return res
 		}
 	}
@@ -97,7 +100,7 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 	if r.memo == nil {
 		r.memo = &assignMemo{}
 	}
-	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res}
+	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer}
 	return res
 }
 

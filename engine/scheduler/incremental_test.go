@@ -14,11 +14,15 @@ import (
 )
 
 // "Decisions are the same either way": a scheduler that reuses flavor
-// assignments between cycles and one that computes every assignment again get
-// the same random stream and must return identical decisions after every cycle.
-// Cycles come in runs of one to three at the same instant, as drivers settle an
-// instant, so that unchanged caches (and recharged preemption reservations)
-// are exercised.
+// assignments, skips sleeping queues and hopeless preemption searches, and one
+// that evaluates every pending workload every cycle get the same random stream.
+// After every cycle their admissions, preemptions and evictions must be
+// identical and in the same order; every Pending decision the incremental one
+// returns must be the full one's for that workload (it may return fewer: a
+// sleeping queue's workloads keep their last decision); and after WakeAll the
+// two must return identical decision lists, Pending included. Cycles come in
+// runs of one to three at the same instant, as drivers settle an instant, so
+// that unchanged caches (and recharged preemption reservations) are exercised.
 func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 	steps := 3000
 	if testing.Short() {
@@ -59,11 +63,16 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 					continue
 				}
 				for range 1 + g.rnd.IntN(3) {
+					woken := g.maybe(0.2)
+					if woken {
+						a.WakeAll()
+					}
 					da, db := a.Cycle(now), b.Cycle(now)
 					cycles++
-					if !reflect.DeepEqual(da, db) {
-						t.Fatalf("step %d: incremental and full cycles decided differently:\n%v\n%v", i, da, db)
+					if woken && !reflect.DeepEqual(da, db) {
+						t.Fatalf("step %d: after WakeAll, incremental and full cycles decided differently:\n%v\n%v", i, da, db)
 					}
+					compareIncremental(t, i, da, db)
 					for _, d := range da {
 						if _, ok := d.(Pending); ok {
 							pending++
@@ -85,5 +94,39 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 			}
 			t.Logf("%d steps, %d cycles, %d pending decisions, %d preemptions", steps, cycles, pending, preempted)
 		})
+	}
+}
+
+// compareIncremental checks an incremental cycle's decisions against a full
+// cycle's: the same decisions but Pending, in the same order, and each Pending
+// of the incremental cycle equal to the full cycle's for that workload.
+func compareIncremental(t *testing.T, step int, inc, full []Decision) {
+	t.Helper()
+	acts := func(ds []Decision) []Decision {
+		var out []Decision
+		for _, d := range ds {
+			if _, ok := d.(Pending); !ok {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	if ai, af := acts(inc), acts(full); !reflect.DeepEqual(ai, af) {
+		t.Fatalf("step %d: incremental and full cycles decided differently:\n%v\n%v", step, ai, af)
+	}
+	pf := map[types.NamespacedName]Pending{}
+	for _, d := range full {
+		if p, ok := d.(Pending); ok {
+			pf[p.Workload] = p
+		}
+	}
+	for _, d := range inc {
+		p, ok := d.(Pending)
+		if !ok {
+			continue
+		}
+		if f, ok := pf[p.Workload]; !ok || f != p {
+			t.Fatalf("step %d: the incremental cycle explained %s as %v, the full cycle as %v", step, p.Workload, p, f)
+		}
 	}
 }

@@ -9,39 +9,60 @@ import (
 
 // UpsertResourceFlavor adds or updates a flavor; queues that were inactive for
 // lack of it become active.
-func (s *Scheduler) UpsertResourceFlavor(rf *kueue.ResourceFlavor) { s.cache.UpsertResourceFlavor(rf) }
+func (s *Scheduler) UpsertResourceFlavor(rf *kueue.ResourceFlavor) {
+	s.wakeAll()
+	s.cache.UpsertResourceFlavor(rf)
+}
 
 // DeleteResourceFlavor removes a flavor; queues that use it become inactive.
-func (s *Scheduler) DeleteResourceFlavor(name string) { s.cache.DeleteResourceFlavor(name) }
+func (s *Scheduler) DeleteResourceFlavor(name string) {
+	s.wakeAll()
+	s.cache.DeleteResourceFlavor(name)
+}
 
 // UpsertClusterQueue adds or updates a ClusterQueue. The error, for a quantity
 // that cannot be converted, names the field path; the previous state is kept.
 func (s *Scheduler) UpsertClusterQueue(cq *kueue.ClusterQueue) error {
+	s.wakeAll()
 	return s.cache.UpsertClusterQueue(cq)
 }
 
 // DeleteClusterQueue removes a ClusterQueue. Its pending workloads wait with
 // ClusterQueueNotFound; admitted ones keep their charge in case it returns.
-func (s *Scheduler) DeleteClusterQueue(name string) { s.cache.DeleteClusterQueue(name) }
+func (s *Scheduler) DeleteClusterQueue(name string) {
+	s.wakeAll()
+	s.cache.DeleteClusterQueue(name)
+}
 
 // UpsertCohort adds or updates a Cohort.
-func (s *Scheduler) UpsertCohort(c *kueue.Cohort) error { return s.cache.UpsertCohort(c) }
+func (s *Scheduler) UpsertCohort(c *kueue.Cohort) error {
+	s.wakeAll()
+	return s.cache.UpsertCohort(c)
+}
 
 // DeleteCohort removes a Cohort object; it stays implicit while referenced.
-func (s *Scheduler) DeleteCohort(name string) { s.cache.DeleteCohort(name) }
+func (s *Scheduler) DeleteCohort(name string) {
+	s.wakeAll()
+	s.cache.DeleteCohort(name)
+}
 
 // UpsertNamespace records a namespace's labels for namespaceSelectors. A
 // namespace never upserted has no labels.
 func (s *Scheduler) UpsertNamespace(name string, lbls map[string]string) {
+	s.wakeAll()
 	s.namespaces[name] = labels.Set(copyLabels(lbls))
 }
 
 // DeleteNamespace forgets a namespace's labels.
-func (s *Scheduler) DeleteNamespace(name string) { delete(s.namespaces, name) }
+func (s *Scheduler) DeleteNamespace(name string) {
+	s.wakeAll()
+	delete(s.namespaces, name)
+}
 
 // UpsertLocalQueue adds or updates a LocalQueue. Pending workloads that name it
 // join its ClusterQueue's queue.
 func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
+	s.wakeAll()
 	key := types.NamespacedName{Namespace: lq.Namespace, Name: lq.Name}
 	stop := kueue.None
 	if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != "" {
@@ -74,6 +95,7 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 // DeleteLocalQueue removes a LocalQueue; its pending workloads wait with
 // LocalQueueNotFound.
 func (s *Scheduler) DeleteLocalQueue(namespace, name string) {
+	s.wakeAll()
 	key := types.NamespacedName{Namespace: namespace, Name: name}
 	lq, ok := s.localQueues[key]
 	if !ok {
@@ -142,6 +164,7 @@ func (s *Scheduler) lookupPriority(ref kueue.PriorityClassRef) (int32, bool) {
 // repriorize re-resolves the priority of workloads that take it from a class.
 // Class changes are rare, so a scan is acceptable; only changed workloads move.
 func (s *Scheduler) repriorize() {
+	s.wakeAll()
 	for _, r := range s.workloads {
 		if r.info.Priority != nil || r.info.PriorityClass == nil {
 			continue

@@ -85,9 +85,14 @@ func (s *Scheduler) dropPreemption(key types.NamespacedName) {
 	if !ok {
 		return
 	}
+	// Victims that are not evicted after all are candidates again.
+	s.wake(in.cq)
 	for _, v := range in.victims {
 		if s.victimOf[v] == key {
 			delete(s.victimOf, v)
+		}
+		if vr, ok := s.workloads[v]; ok && vr.holdsQuota() {
+			s.wake(vr.admission.ClusterQueue)
 		}
 	}
 	delete(s.preempting, key)
@@ -151,11 +156,14 @@ func (s *Scheduler) waiting(q *quota.ClusterQueue, r *record) (Decision, bool) {
 		Message: fmt.Sprintf("waiting for %d preempted workloads to be evicted", len(in.victims))}, true
 }
 
-// canPreempt tells whether q's policies allow any preemption.
+// canPreempt tells whether q's policies, or the rules of the PreemptionConfig
+// it references, allow any preemption: a queue whose policies are all Never
+// may still preempt through a rule.
 func (s *Scheduler) canPreempt(q *quota.ClusterQueue) bool {
 	p := q.Preemption
 	return p.WithinClusterQueue != kueue.PreemptionPolicyNever || p.ReclaimWithinCohort != kueue.PreemptionPolicyNever ||
-		(p.BorrowWithinCohort != nil && p.BorrowWithinCohort.Policy == kueue.BorrowWithinCohortPolicyLowerPriority)
+		(p.BorrowWithinCohort != nil && p.BorrowWithinCohort.Policy == kueue.BorrowWithinCohortPolicyLowerPriority) ||
+		s.rulesOf(q).MaySelect()
 }
 
 func (s *Scheduler) assignOptions(q *quota.ClusterQueue) flavorassigner.Options {
@@ -166,23 +174,32 @@ func (s *Scheduler) assignOptions(q *quota.ClusterQueue) flavorassigner.Options 
 // them, returns the Preempt decision followed by r's Pending. Victims of other
 // preemptions still in flight count as gone while searching (they are), and
 // their preemptors' reservations stay charged, so two preemptors never count
-// on the same room.
-func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
+// on the same room. searched tells, when there was no preemption, whether the
+// answer came from a search whose outcome other queues' admissions can change
+// (rather than from r's assignment or its own queue alone).
+func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, out []Decision) (_ []Decision, preempted, searched bool) {
 	if res.Preemption == nil || !s.canPreempt(q) {
-		return out, false
+		return out, false, false
 	}
 	// The outcome depends on the tree's usage, the assignment and the
 	// preemptor's priority (and, for LowerOrNewerEqualPriority, its creation
 	// time): a search that failed for an equal workload at the same epoch would
-	// fail again.
+	// fail again. Not so when PreemptionConfig rules read the preemptor's
+	// labels or LocalQueue: then an equal workload may find victims.
 	memo := failedSearch{epoch: s.epoch, priority: r.priority, usage: res.Preemption.Usage}
-	if f, ok := s.failedPreemption[q.Name()]; ok && q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && f.same(memo) {
-		return out, false
+	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
+	if f, ok := s.failedPreemption[q.Name()]; ok && remember && f.same(memo) {
+		return out, false, true
 	}
-	targets := s.findVictims(q, r, res.Preemption)
+	targets, searched := s.findVictims(q, r, res.Preemption)
+	if !searched {
+		return out, false, false
+	}
 	if len(targets) == 0 {
-		s.failedPreemption[q.Name()] = memo
-		return out, false
+		if remember {
+			s.failedPreemption[q.Name()] = memo
+		}
+		return out, false, true
 	}
 	d := Preempt{Preemptor: r.info.Key, PreemptorClusterQueue: q.Name()}
 	in := &inflight{cq: q.Name(), usage: res.Preemption.Usage.Clone()}
@@ -196,7 +213,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	s.chargePhantom(r.info.Key, in)
 	out = append(out, d)
 	w, _ := s.waiting(q, r)
-	return append(out, w), true
+	return append(out, w), true, true
 }
 
 // failedSearch is a preemption search that found no victims.
@@ -221,7 +238,29 @@ func (f failedSearch) same(o failedSearch) bool {
 // findVictims runs the preemption search for r without changing anything.
 // Victims of preemptions in flight count as gone (they are leaving) and are no
 // candidates.
-func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) []preemption.Target {
+// searched is false when the search was hopeless (see hopeless.go) and did
+// not run.
+func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (targets []preemption.Target, searched bool) {
+	s.withVictimsGone(func() {
+		if s.hopeless(q, r, a) {
+			return
+		}
+		searched = true
+		rules := s.rulesOf(q)
+		p := &preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: a,
+			Labels: r.info.Labels, LocalQueue: r.lq}
+		targets = preemption.Find(s.cache, q, p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: rules})
+	})
+	return targets, searched
+}
+
+// withVictimsGone runs f with the victims of preemptions in flight released
+// from the cache, as a search sees the world: they are leaving.
+func (s *Scheduler) withVictimsGone(f func()) {
+	if len(s.victimOf) == 0 {
+		f()
+		return
+	}
 	type held struct {
 		key   types.NamespacedName
 		cq    string
@@ -234,12 +273,10 @@ func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassig
 			s.cache.Release(v)
 		}
 	}
-	p := &preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: a}
-	targets := preemption.Find(s.cache, q, p, source{s}, preemption.Options{FairSharing: s.strategies})
+	f()
 	for i := len(gone) - 1; i >= 0; i-- {
 		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
 	}
-	return targets
 }
 
 // preemptionMessage is the Preempted condition's message, in Kueue's words,
@@ -271,7 +308,8 @@ func (src source) Admitted(cq string) []*preemption.Candidate {
 		}
 		if r.cand == nil {
 			r.cand = &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority,
-				Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage}
+				Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage,
+				Labels: r.info.Labels, LocalQueue: r.lq}
 		}
 		out = append(out, r.cand)
 	}

@@ -121,7 +121,7 @@ func TestWorkedExampleReclaimNeverWaitsForJobsToFinish(t *testing.T) {
 		if len(preempts(ds)) != 0 {
 			t.Fatalf("cycle %d preempted %+v with reclaimWithinCohort Never", i, preempts(ds))
 		}
-		mustPending(t, ds, "pt-16", ReasonInsufficientQuotaInCohort)
+		mustStillPending(t, s, ds, "pt-16", ReasonInsufficientQuotaInCohort)
 	}
 	// One research job finishes: 6 unused floor + 12 free in the cohort ≥ 16.
 	s.FinishWorkload(key("research", "r0"))

@@ -22,7 +22,9 @@ type entry struct {
 
 func (e entry) valid() bool { return e.r.gen == e.gen && e.r.state == StatePending }
 
+// list returns cq's pending list for adding to it, so it also wakes cq.
 func (s *Scheduler) list(cq string) *pendingList {
+	s.wake(cq)
 	l, ok := s.lists[cq]
 	if !ok {
 		l = &pendingList{}

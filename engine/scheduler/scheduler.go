@@ -65,6 +65,10 @@ type Scheduler struct {
 
 	// strategies is Options.FairSharing resolved; nil without fair sharing.
 	strategies []fairsharing.Strategy
+	// preemptionConfigs holds the compiled PreemptionConfigs by name, which
+	// ClusterQueues reference through the kueue.x-k8s.io/preemption-config-name
+	// annotation (see preemptionconfig.go); nil until the first upsert.
+	preemptionConfigs map[string]*preemption.Rules
 	// preempting holds, per preemptor, the victims it asked to evict and the
 	// assignment it waits to get; victimOf maps each such victim back.
 	preempting map[types.NamespacedName]*inflight
@@ -93,6 +97,14 @@ type Scheduler struct {
 	afs *afsState
 	// inc lets a cycle reuse the previous cycle's flavor assignments.
 	inc incremental
+	// sleep tracks the queues a cycle may skip (see sleep.go).
+	sleep sleepState
+	// structVer counts changes of structure (wakeAll), and avail is the
+	// availability table of the queue being walked (see prefilter.go).
+	structVer uint64
+	avail     availTable
+	// standing lists draining and unroutable queues (see standing.go).
+	standing standing
 }
 
 type localQueue struct {
@@ -170,6 +182,7 @@ func New(opts Options) *Scheduler {
 		victimOf:         map[types.NamespacedName]types.NamespacedName{},
 		strategies:       strategiesOf(opts.FairSharing),
 		afs:              newAFS(opts.AdmissionFairSharing),
+		sleep:            newSleepState(),
 	}
 }
 

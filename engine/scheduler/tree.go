@@ -17,6 +17,8 @@ type run struct {
 	strict bool
 	// byLQ, for admission fair sharing, splits the list by LocalQueue.
 	byLQ *lqRuns
+	// outcome is what the walk learned, for whether the queue sleeps.
+	outcome runOutcome
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -44,11 +46,13 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		h.fair = s
 	}
 	out = s.admitReady(t, out)
+	runs := make([]*run, 0, len(t.queues))
 	for _, q := range t.queues {
 		rn := &run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
 		if s.usesAFS(q) {
 			rn.byLQ = splitByLQ(rn.list)
 		}
+		runs = append(runs, rn)
 		out = s.pushNext(rn, h, ver, out)
 	}
 	for h.Len() > 0 {
@@ -69,8 +73,12 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			}
 		}
 		out = append(out, s.admit(hd.run.q, hd.r, &hd.res))
+		hd.run.outcome.active = true
 		ver++
 		out = s.pushNext(hd.run, h, ver, out)
+	}
+	for _, rn := range runs {
+		s.settleSleep(rn.q, &rn.outcome)
 	}
 	return out
 }
@@ -89,6 +97,15 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		}
 		if d, busy := s.waiting(rn.q, e.r); busy {
 			out = append(out, d)
+			rn.outcome.active = true
+			if rn.strict {
+				return s.blockRest(rn, e.r, out)
+			}
+			continue
+		}
+		if s.skipUnfit(rn.q, e.r) {
+			// Still does not fit, still no victims: its last Pending stands.
+			rn.outcome.noteUnfit(e.r)
 			if rn.strict {
 				return s.blockRest(rn, e.r, out)
 			}
@@ -115,9 +132,15 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 // settleUnfit preempts for a workload that does not fit, when its queue may,
 // or leaves it pending with the assigner's reason.
 func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
-	if out, ok := s.tryPreempt(rn.q, r, res, out); ok {
+	out, preempted, searched := s.tryPreempt(rn.q, r, res, out)
+	if preempted {
+		rn.outcome.active = true
 		return out, true
 	}
+	// A search that found nothing may find victims once another queue of
+	// the tree borrows: the queue must stay awake.
+	rn.outcome.active = rn.outcome.active || searched
+	rn.outcome.noteUnfit(r)
 	return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message}), false
 }
 

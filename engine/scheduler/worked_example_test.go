@@ -84,7 +84,7 @@ func TestWorkedExampleStep0ResearchBursts(t *testing.T) {
 	if len(admits(ds)) != 0 {
 		t.Fatalf("second cycle admitted %v", admittedNames(ds))
 	}
-	mustPending(t, ds, "r6", ReasonBorrowingLimitReached)
+	mustStillPending(t, s, ds, "r6", ReasonBorrowingLimitReached)
 }
 
 // 002, worked example, step 2: "Result: research 32 (borrowing 0), product-training

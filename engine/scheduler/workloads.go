@@ -128,6 +128,7 @@ func (s *Scheduler) enqueue(r *record) {
 		s.pendingByLQ[r.lq] = m
 	}
 	m[r.info.Key] = r
+	s.noteRoute(r.lq)
 	if lq, ok := s.localQueues[r.lq]; ok {
 		s.list(lq.cq).add(s, r)
 	}
@@ -138,6 +139,7 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 	r.state = st
 	r.cand = nil
 	cq := r.admission.ClusterQueue
+	s.wake(cq)
 	addIndex(s.admittedByCQ, cq, r)
 	addIndex(s.admittedByLQ, r.lq, r)
 	if !r.info.Active {
@@ -153,8 +155,12 @@ func (s *Scheduler) detach(r *record) {
 		delIndex(s.pendingByLQ, r.lq, r.info.Key)
 		s.gen++
 		r.gen = s.gen
+		if lq, ok := s.localQueues[r.lq]; ok {
+			s.wake(lq.cq) // a StrictFIFO head may have left
+		}
 	case StateAdmitted, StateAssumed:
 		key := r.info.Key
+		s.wake(r.admission.ClusterQueue)
 		delIndex(s.admittedByCQ, r.admission.ClusterQueue, key)
 		delIndex(s.admittedByLQ, r.lq, key)
 		delete(s.deactivated, key)

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/scheduler"
 	"quokka.dev/quokka/simulator"
@@ -70,10 +71,15 @@ func (e *engine) UpsertNamespace(name string, labels map[string]string) {
 func (e *engine) UpsertWorkloadPriorityClass(name string, value int32) {
 	e.s.UpsertWorkloadPriorityClass(name, value)
 }
+func (e *engine) UpsertPreemptionConfig(pc *kueuev1alpha1.PreemptionConfig) error {
+	return e.s.UpsertPreemptionConfig(pc)
+}
 func (e *engine) UpsertWorkload(wl *kueue.Workload) error { return e.s.UpsertWorkload(wl) }
 func (e *engine) DeleteWorkload(key types.NamespacedName) { e.s.DeleteWorkload(key) }
 func (e *engine) FinishWorkload(key types.NamespacedName) { e.s.FinishWorkload(key) }
 func (e *engine) EvictWorkload(key types.NamespacedName)  { e.s.EvictWorkload(key) }
+
+func (e *engine) WakeAll() { e.s.WakeAll() }
 
 // Cycle translates the scheduler's decisions.
 func (e *engine) Cycle(now time.Time) []simulator.Decision {

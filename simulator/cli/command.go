@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"quokka.dev/quokka/engine/elasticquota"
 	"quokka.dev/quokka/simulator"
 	"quokka.dev/quokka/simulator/adapter"
 	"quokka.dev/quokka/simulator/manifest"
@@ -25,6 +26,7 @@ type simulateFlags struct {
 	until          time.Duration
 	output         string
 	report         string
+	oversellRate   string
 	confirmSettled bool
 }
 
@@ -36,8 +38,10 @@ func NewCommand() *cobra.Command {
 		Short: "Replay manifests and a trace of jobs against the scheduler, on a virtual clock",
 		Long: `Simulate reads ordinary manifests (ResourceFlavors, ClusterQueues, Cohorts,
 LocalQueues, Namespaces, WorkloadPriorityClasses, CapacityProviders,
-DynamicQuotaOrchestrators, the Configuration, and jobs as Workloads or batch/v1
-Jobs) and replays them against the same engine the manager runs.
+DynamicQuotaOrchestrators, the Configuration, Koord-Queue ElasticQuotas, and
+jobs as Workloads or batch/v1 Jobs) and replays them against the same engine the
+manager runs. A job with the label quota.scheduling.koordinator.sh/name and no
+LocalQueue is a Koord-Queue unit, admitted against its ElasticQuota chain.
 
 Annotations place objects on the clock:
   simulation.quokka.dev/at: 10m       when the object is applied (default 0)
@@ -61,6 +65,7 @@ self-contained HTML page with charts.`,
 	cmd.Flags().DurationVar(&f.until, "until", 0, "stop the clock at this time from the start (default: when nothing is left to happen)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().StringVar(&f.report, "report", "", "write an HTML report (index.html) into this directory")
+	cmd.Flags().StringVar(&f.oversellRate, "oversell-rate", "1", "Koord-Queue's --oversellrate: every ElasticQuota's max is scaled by this rate in the usage check (an exact decimal such as 1.2)")
 	cmd.Flags().BoolVar(&f.confirmSettled, "confirm-settled", false, "diagnostic: run one more engine cycle after every cycle that only admitted, and fail if it changes anything")
 	_ = cmd.Flags().MarkHidden("confirm-settled")
 	_ = cmd.MarkFlagRequired("filename")
@@ -75,6 +80,10 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if f.until < 0 {
 		return fmt.Errorf("--until: %s must not be negative", f.until)
 	}
+	rate, err := elasticquota.ParseOversellRate(f.oversellRate)
+	if err != nil {
+		return fmt.Errorf("--oversell-rate: %w", err)
+	}
 	docs, err := manifest.Load(f.files)
 	if err != nil {
 		return err
@@ -86,6 +95,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		// The text timeline prints usage changes, and the report draws them.
 		Series:         f.report != "" || f.output == "text",
 		ConfirmSettled: f.confirmSettled,
+		OversellRate:   rate,
 	}
 	if os.Getenv("GOGC") == "" {
 		// A simulation is a batch job on a machine with memory to spare: the

@@ -77,7 +77,8 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"-f", bad}, `bad.yaml document 1 (ClusterQueue x): spec.queueingStrategy: Unsupported value: "LIFO"`},
 		{[]string{"-f", repo("examples", "gpu-cluster"), "--output", "yaml"}, `--output: "yaml" is not a format`},
 		{[]string{"-f", repo("examples", "gpu-cluster"), "--until", "soon"}, `invalid argument "soon" for "--until"`},
-		{[]string{"-f", repo("examples", "api")}, "ElasticQuota is accepted by the loader, but the engine does not implement it yet"},
+		{[]string{"-f", repo("examples", "koord-queue"), "--oversell-rate", "lots"}, `--oversell-rate: oversell rate "lots" must be a non-negative number`},
+		{[]string{"-f", repo("examples", "koord-queue"), "--oversell-rate", "-1"}, `--oversell-rate: oversell rate "-1" must be a non-negative number`},
 	}
 	for _, c := range cases {
 		_, _, err := run(t, c.args...)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"quokka.dev/quokka/simulator/output"
 )
 
 // 002, "Worked example: three teams, 64 H100s", step 0: "Research ceiling: 32 +
@@ -229,5 +231,150 @@ func copyDir(t *testing.T, from, to string) {
 		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// koordEvent returns the first event of type typ for workload.
+func koordEvent(t *testing.T, doc output.Document, typ, workload string) output.Event {
+	t.Helper()
+	if i := indexOf(doc, typ, workload); i >= 0 {
+		return doc.Events[i]
+	}
+	t.Fatalf("no %s event for %s in %+v", typ, workload, doc.Events)
+	return output.Event{}
+}
+
+// elasticQuota returns a quota of the final state.
+func elasticQuota(t *testing.T, doc output.Document, name string) output.ElasticQuota {
+	t.Helper()
+	for _, q := range doc.Final.ElasticQuotas {
+		if q.Name == name {
+			return q
+		}
+	}
+	t.Fatalf("no ElasticQuota %s in the final state %+v", name, doc.Final.ElasticQuotas)
+	return output.ElasticQuota{}
+}
+
+// 004: "Because every level of the chain is evaluated, a job can be held in the
+// queue by an ancestor quota even when its own quota still has capacity."
+func TestKoordQueueExampleParentHoldsJob(t *testing.T) {
+	t.Parallel()
+	doc := simulateJSON(t, "-f", repo("examples", "koord-queue"), "--until", "30m")
+	b1 := workload(t, doc, "team-b/train-b1")
+	if b1.State != "Pending" || b1.Reason != "FailedScheduling" || !strings.Contains(b1.Message, "quotaName:org") || b1.ElasticQuota != "team-b" {
+		t.Errorf("team-b/train-b1 = %+v, want Pending on FailedScheduling, held by org", b1)
+	}
+	if got := elasticQuota(t, doc, "team-b").Used["nvidia.com/gpu"]; got != "2" {
+		t.Errorf("team-b uses %q GPUs of its max 8, want 2: its own quota has capacity", got)
+	}
+	if got := elasticQuota(t, doc, "org").Used["nvidia.com/gpu"]; got != "8" {
+		t.Errorf("org uses %q GPUs, want 8 (its max)", got)
+	}
+	// A Priority queue skips the unit that does not fit: eval-b2 runs.
+	if w := workload(t, doc, "team-b/eval-b2"); w.State != "Admitted" || w.ElasticQuota != "team-b" || w.ClusterQueue != "" {
+		t.Errorf("team-b/eval-b2 = %+v, want Admitted in ElasticQuota team-b", w)
+	}
+	// 004: "a message of the form queue <name> not found for queueUnit <namespace>/<name>".
+	if w := workload(t, doc, "default/misrouted"); w.Reason != "QueueNotFound" || w.Message != "queue team-c not found for queueUnit default/misrouted" {
+		t.Errorf("default/misrouted = %+v", w)
+	}
+	for _, e := range doc.Events {
+		if e.ClusterQueue != "" || e.ElasticQuota == "" {
+			t.Errorf("a Koord-Queue event names ClusterQueue %q and ElasticQuota %q", e.ClusterQueue, e.ElasticQuota)
+		}
+	}
+	if len(doc.Final.ClusterQueues) != 0 {
+		t.Errorf("no ClusterQueue in the input, but the final state lists %+v", doc.Final.ClusterQueues)
+	}
+}
+
+// Finishing a unit releases its quota on the whole chain: when train-a1 ends at
+// 1h, org has room and the held train-b1 is admitted at the same instant.
+func TestKoordQueueExampleFinishReleasesTheChain(t *testing.T) {
+	t.Parallel()
+	doc := simulateJSON(t, "-f", repo("examples", "koord-queue"))
+	fin := indexOf(doc, "Finished", "team-a/train-a1")
+	adm := indexOf(doc, "Admitted", "team-b/train-b1")
+	if fin < 0 || adm < fin || doc.Events[fin].Time != 3600 || doc.Events[adm].Time != 3600 {
+		t.Fatalf("want train-a1 Finished then train-b1 Admitted, both at 3600s; events %+v", doc.Events)
+	}
+	if e := doc.Events[fin]; e.ElasticQuota != "team-a" {
+		t.Errorf("Finished event = %+v, want ElasticQuota team-a", e)
+	}
+	if doc.Final.Time != 5400 {
+		t.Errorf("final time %v, want 5400 (train-b1 finishes at 1h30m)", doc.Final.Time)
+	}
+	org := elasticQuota(t, doc, "org")
+	if org.Parent != "koordinator-root-quota" || org.Min["nvidia.com/gpu"] != "8" || org.Max["nvidia.com/gpu"] != "8" || org.Used["nvidia.com/gpu"] != "2" {
+		t.Errorf("org = %+v, want parent koordinator-root-quota, min 8, max 8, used 2 (eval-b2)", org)
+	}
+	if a := elasticQuota(t, doc, "team-a"); a.Parent != "org" || len(a.Used) != 0 {
+		t.Errorf("team-a = %+v, want parent org and nothing used", a)
+	}
+}
+
+// 004: usage is evaluated against max "scaled by the oversell rate configured
+// with the flag --oversellrate": at 1.5, org's 8 GPUs count as 12.
+func TestKoordQueueExampleOversellRate(t *testing.T) {
+	t.Parallel()
+	doc := simulateJSON(t, "-f", repo("examples", "koord-queue"), "--oversell-rate", "1.5")
+	if e := koordEvent(t, doc, "Admitted", "team-b/train-b1"); e.Time != 300 {
+		t.Errorf("train-b1 admitted at %vs, want 300 (6 + 4 <= 8 × 1.5)", e.Time)
+	}
+}
+
+// An ElasticQuota re-applied with simulation.quokka.dev/at replaces the earlier
+// one at its time (004: "Update: The Queue is reconciled: policy, parent label
+// and synchronised annotations are updated"): raising org's max admits the held
+// job, and turning team-b into a Block queue holds eval-b2 behind it.
+func TestKoordQueueElasticQuotaReappliedMidRun(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, doc string
+		check     func(t *testing.T, doc output.Document)
+	}{
+		{"org raised at 7m", `apiVersion: scheduling.sigs.k8s.io/v1alpha1
+kind: ElasticQuota
+metadata:
+  name: org
+  namespace: default
+  annotations: {simulation.quokka.dev/at: 7m}
+spec:
+  max: {nvidia.com/gpu: "12"}
+`, func(t *testing.T, doc output.Document) {
+			if e := koordEvent(t, doc, "Admitted", "team-b/train-b1"); e.Time != 420 {
+				t.Errorf("train-b1 admitted at %vs, want 420 when org is raised", e.Time)
+			}
+			if got := elasticQuota(t, doc, "org").Max["nvidia.com/gpu"]; got != "12" {
+				t.Errorf("org max = %q, want the re-applied 12", got)
+			}
+		}},
+		{"team-b becomes a Block queue at 1m", `apiVersion: scheduling.sigs.k8s.io/v1alpha1
+kind: ElasticQuota
+metadata:
+  name: team-b
+  namespace: default
+  labels: {quota.scheduling.koordinator.sh/parent: org, koord-queue/queue-policy: Block}
+  annotations: {simulation.quokka.dev/at: 1m}
+spec:
+  max: {nvidia.com/gpu: "8"}
+`, func(t *testing.T, doc output.Document) {
+			w := workload(t, doc, "team-b/eval-b2")
+			if w.State != "Pending" || w.Reason != "QueueBlocked" || !strings.Contains(w.Message, "blocked by team-b/train-b1") {
+				t.Errorf("team-b/eval-b2 = %+v, want Pending behind train-b1 in the Block queue", w)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			copyDir(t, repo("examples", "koord-queue"), dir)
+			if err := os.WriteFile(filepath.Join(dir, "zz-update.yaml"), []byte(c.doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, simulateJSON(t, "-f", dir, "--until", "30m"))
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
@@ -20,10 +21,13 @@ func validateJob(job *batchv1.Job) field.ErrorList {
 	labels := field.NewPath("metadata", "labels")
 	errs = append(errs, metav1validation.ValidateLabels(job.Labels, labels)...)
 	queue := job.Labels[kueue.QueueNameLabel]
-	if queue == "" {
+	switch {
+	case queue == "" && hasQuotaLabel(job.Labels):
+		// A Koord-Queue unit: the quota label takes the place of the LocalQueue.
+	case queue == "":
 		errs = append(errs, field.Required(labels.Key(kueue.QueueNameLabel),
-			"the simulator runs only Jobs that Kueue manages: set the LocalQueue to submit to"))
-	} else {
+			"the simulator runs only Jobs that Kueue or Koord-Queue manages: set the LocalQueue to submit to, or the label "+koordv1alpha1.QuotaNameLabel))
+	default:
 		errs = append(errs, validateDNSSubdomain(queue, labels.Key(kueue.QueueNameLabel))...)
 	}
 	if pc, ok := job.Labels[kueue.PriorityClassLabel]; ok {

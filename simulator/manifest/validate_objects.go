@@ -80,9 +80,12 @@ func validateLocalQueue(lq *kueue.LocalQueue) field.ErrorList {
 func validateWorkload(wl *kueue.Workload) field.ErrorList {
 	errs := validateRequiredName(wl.Name, false)
 	spec := field.NewPath("spec")
-	if wl.Spec.QueueName == "" {
-		errs = append(errs, field.Required(spec.Child("queueName"), "the simulator runs only workloads that name a LocalQueue"))
-	} else {
+	switch {
+	case wl.Spec.QueueName == "" && IsKoordUnit(wl):
+		// A Koord-Queue unit: the quota label takes the place of the LocalQueue.
+	case wl.Spec.QueueName == "":
+		errs = append(errs, field.Required(spec.Child("queueName"), "the simulator runs only workloads that name a LocalQueue, or Koord-Queue units with the label quota.scheduling.koordinator.sh/name"))
+	default:
 		errs = append(errs, validateDNSSubdomain(string(wl.Spec.QueueName), spec.Child("queueName"))...)
 	}
 	errs = append(errs, validatePodSets(wl.Spec.PodSets, spec.Child("podSets"))...)

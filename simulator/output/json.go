@@ -25,6 +25,7 @@ type Event struct {
 	Type         simulator.EventType                       `json:"type"`
 	Workload     string                                    `json:"workload"`
 	ClusterQueue string                                    `json:"clusterQueue,omitempty"`
+	ElasticQuota string                                    `json:"elasticQuota,omitempty"`
 	Flavors      map[string]map[corev1.ResourceName]string `json:"flavors,omitempty"`
 	Borrowing    bool                                      `json:"borrowing,omitempty"`
 	Preset       bool                                      `json:"preset,omitempty"`
@@ -50,6 +51,8 @@ type Final struct {
 	Time          float64        `json:"time"`
 	Workloads     []Workload     `json:"workloads"`
 	ClusterQueues []ClusterQueue `json:"clusterQueues"`
+	// ElasticQuotas is only present when the input has ElasticQuotas.
+	ElasticQuotas []ElasticQuota `json:"elasticQuotas,omitempty"`
 }
 
 // Workload is one workload's state at the end.
@@ -57,9 +60,21 @@ type Workload struct {
 	Name         string                                    `json:"name"`
 	State        simulator.WorkloadState                   `json:"state"`
 	ClusterQueue string                                    `json:"clusterQueue,omitempty"`
+	ElasticQuota string                                    `json:"elasticQuota,omitempty"`
 	Flavors      map[string]map[corev1.ResourceName]string `json:"flavors,omitempty"`
 	Reason       string                                    `json:"reason,omitempty"`
 	Message      string                                    `json:"message,omitempty"`
+}
+
+// ElasticQuota is a Koord-Queue quota at the end: its parent (omitted for the
+// root), min and max as written, and used, what admitted units charge to it and
+// its descendants, as quantity strings per resource.
+type ElasticQuota struct {
+	Name   string                         `json:"name"`
+	Parent string                         `json:"parent,omitempty"`
+	Min    map[corev1.ResourceName]string `json:"min,omitempty"`
+	Max    map[corev1.ResourceName]string `json:"max,omitempty"`
+	Used   map[corev1.ResourceName]string `json:"used"`
 }
 
 // ClusterQueue is a queue's usage at the end: per flavor, per resource, as
@@ -76,7 +91,7 @@ func NewDocument(r *simulator.Result) Document {
 	doc := Document{Events: make([]Event, 0, len(r.Events))}
 	for _, e := range r.Events {
 		doc.Events = append(doc.Events, Event{
-			Time: e.Time.Seconds(), Type: e.Type, Workload: e.Workload, ClusterQueue: e.ClusterQueue,
+			Time: e.Time.Seconds(), Type: e.Type, Workload: e.Workload, ClusterQueue: e.ClusterQueue, ElasticQuota: e.ElasticQuota,
 			Flavors: e.Flavors, Borrowing: e.Borrowing, Preset: e.Preset, Reason: e.Reason, Message: e.Message, Preemptor: e.Preemptor,
 		})
 	}
@@ -90,7 +105,12 @@ func NewDocument(r *simulator.Result) Document {
 	doc.Final.Workloads = make([]Workload, 0, len(r.Workloads))
 	for _, w := range r.Workloads {
 		doc.Final.Workloads = append(doc.Final.Workloads, Workload{
-			Name: w.Name, State: w.State, ClusterQueue: w.ClusterQueue, Flavors: w.Flavors, Reason: w.Reason, Message: w.Message,
+			Name: w.Name, State: w.State, ClusterQueue: w.ClusterQueue, ElasticQuota: w.ElasticQuota, Flavors: w.Flavors, Reason: w.Reason, Message: w.Message,
+		})
+	}
+	for _, q := range r.ElasticQuotas {
+		doc.Final.ElasticQuotas = append(doc.Final.ElasticQuotas, ElasticQuota{
+			Name: q.Name, Parent: q.Parent, Min: resourceStrings(q.Min), Max: resourceStrings(q.Max), Used: resourceStrings(q.Used),
 		})
 	}
 	doc.Final.ClusterQueues = make([]ClusterQueue, 0, len(r.Queues))
@@ -110,6 +130,15 @@ func NewDocument(r *simulator.Result) Document {
 	}
 	sort.SliceStable(doc.Final.ClusterQueues, func(i, j int) bool { return doc.Final.ClusterQueues[i].Name < doc.Final.ClusterQueues[j].Name })
 	return doc
+}
+
+// resourceStrings renders a resource list as quantity strings; never nil.
+func resourceStrings(l corev1.ResourceList) map[corev1.ResourceName]string {
+	out := make(map[corev1.ResourceName]string, len(l))
+	for r, q := range l {
+		out[r] = q.String()
+	}
+	return out
 }
 
 // quantities renders canonical amounts as quantity strings, flavor by resource.

@@ -96,7 +96,7 @@ func writeTimeline(w io.Writer, r *simulator.Result) {
 		if e.Type == simulator.Admitted {
 			flavors = FlavorsText(e.Flavors)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", simulator.FormatDuration(e.Time), e.Type, e.Workload, dash(e.ClusterQueue), flavors, reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", simulator.FormatDuration(e.Time), e.Type, e.Workload, queueText(e.ClusterQueue, e.ElasticQuota), flavors, reason)
 	}
 	flushUpdates(len(r.Events))
 	if n := len(r.Events); n > 0 {
@@ -127,6 +127,7 @@ func writeSummary(w io.Writer, r *simulator.Result) {
 		}
 	}
 	tw.Flush()
+	writeElasticQuotas(w, r)
 
 	var pending []simulator.WorkloadResult
 	for _, wl := range r.Workloads {
@@ -146,7 +147,7 @@ func writeSummary(w io.Writer, r *simulator.Result) {
 			fmt.Fprintf(tw, "... and %d more\t\t\t\n", len(pending)-maxPendingListed)
 			break
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wl.Name, dash(wl.ClusterQueue), dash(wl.Reason), wl.Message)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wl.Name, queueText(wl.ClusterQueue, wl.ElasticQuota), dash(wl.Reason), wl.Message)
 	}
 	tw.Flush()
 }
@@ -223,4 +224,38 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// queueText names where a workload waits or runs: its ClusterQueue, or for a
+// Koord-Queue unit its ElasticQuota.
+func queueText(cq, eq string) string {
+	if cq == "" && eq != "" {
+		return "ElasticQuota " + eq
+	}
+	return dash(cq)
+}
+
+// writeElasticQuotas writes the Koord-Queue quotas, when the input has any.
+func writeElasticQuotas(w io.Writer, r *simulator.Result) {
+	if len(r.ElasticQuotas) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "ELASTICQUOTAS (used: what admitted Koord-Queue units charge to the quota and its descendants)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ELASTICQUOTA\tPARENT\tMIN\tMAX\tUSED")
+	for _, q := range r.ElasticQuotas {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.Name, dash(q.Parent), dash(resourceListText(q.Min)), dash(resourceListText(q.Max)), dash(resourceListText(q.Used)))
+	}
+	tw.Flush()
+}
+
+// resourceListText renders "cpu=8, memory=16Gi", sorted by resource.
+func resourceListText(l corev1.ResourceList) string {
+	parts := make([]string, 0, len(l))
+	for r, q := range l {
+		parts = append(parts, string(r)+"="+q.String())
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

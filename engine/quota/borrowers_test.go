@@ -1,0 +1,57 @@
+package quota
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	. "quokka.dev/quokka/engine/enginetest"
+)
+
+// The borrowers index must always be what walking the tree finds: the queues
+// whose usage exceeds their nominal quota in some cell. Random charges,
+// releases, quota edits, moves between Cohorts and deletions keep it honest.
+func TestPropertyBorrowersIndexMatchesTheTree(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 3))
+			c := threeLevels(t)
+			queues := []string{"a1", "a2", "b1", "c1"}
+			cohorts := []string{"team-a", "org", "elsewhere"}
+			for step := range 300 {
+				switch x := rng.IntN(10); {
+				case x < 5:
+					chargeGPUs(c, fmt.Sprint("w", rng.IntN(12)), queues[rng.IntN(len(queues))], int64(1+rng.IntN(6)))
+				case x < 8:
+					c.Release(types.NamespacedName{Namespace: "ns", Name: fmt.Sprint("w", rng.IntN(12))})
+				case x < 9:
+					name := queues[rng.IntN(len(queues))]
+					if err := c.UpsertClusterQueue(MakeClusterQueue(name).Cohort(cohorts[rng.IntN(len(cohorts))]).
+						Quota("h100", "nvidia.com/gpu", fmt.Sprint(rng.IntN(10))).Obj()); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					c.DeleteClusterQueue(queues[rng.IntN(len(queues))])
+				}
+				for _, name := range c.ClusterQueueNames() {
+					q := mustCQ(t, c, name)
+					var walked, indexed []string
+					c.TreeQueues(q, func(o *ClusterQueue) {
+						if o.tq.Cohort() != nil && o.Borrowed(h100GPU) > 0 {
+							walked = append(walked, o.Name())
+						}
+					})
+					c.EachBorrowerInTree(q, func(o *ClusterQueue) { indexed = append(indexed, o.Name()) })
+					slices.Sort(walked)
+					slices.Sort(indexed)
+					if !slices.Equal(walked, indexed) {
+						t.Fatalf("step %d, tree of %s: borrowers by walking %v, by the index %v", step, name, walked, indexed)
+					}
+				}
+			}
+		})
+	}
+}

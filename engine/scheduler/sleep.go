@@ -1,0 +1,304 @@
+package scheduler
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// A cycle used to walk every pending workload of every ClusterQueue. On a
+// loaded cluster almost none of them fit, and nothing that happened since the
+// previous cycle could have changed that: a job submitted to one team, or one
+// finishing with two GPUs free while every waiting job needs eight. A week of
+// 100,000 jobs on 1,000 queues spent hours of CPU finding that out again.
+//
+// So a ClusterQueue sleeps after a cycle in which it neither admitted nor
+// preempted, as Kueue parks workloads in its inadmissible list; the next cycles
+// skip it until something happens that could change the outcome of one of its
+// workloads:
+//
+//   - its own pending list changes (a workload is added, updated or leaves);
+//   - its own admitted set changes (an admission, a finish, an eviction): that
+//     frees its quota or gives its workloads new victims within the queue;
+//   - anything structural changes: a flavor, ClusterQueue, Cohort, LocalQueue,
+//     Namespace, priority class or PreemptionConfig (wakeAll);
+//   - it takes part in a preemption in flight, as preemptor or victim;
+//   - quota is freed elsewhere in its Cohort tree, and the root's unused quota
+//     has become at least the smallest need that all of its unfit workloads
+//     share (see mayFit). Available never exceeds the root's unused quota
+//     (quota.BoundedByTreeFree), so below that no workload of the queue can fit.
+//
+// A queue does not sleep when its outcome depends on the rest of its tree in a
+// way these triggers do not see: a workload whose preemption search ran and
+// found no victims (another queue may start to borrow), fair sharing's
+// searches, or a lendingLimit on its chain (unused guaranteed quota is not seen
+// at the root).
+//
+// A sleeping queue's workloads get no Pending decision: they keep the reason
+// and message of their last evaluation, as Kueue's inadmissible workloads do.
+// WakeAll makes the next cycle evaluate, and so explain, everything again.
+// Admissions, preemptions and evictions are the same as when every queue is
+// walked every cycle (Options.DisableIncrementalCycle), which the tests check.
+
+// sleeper is a sleeping queue that freed quota elsewhere in its tree may wake.
+type sleeper struct {
+	q *quota.ClusterQueue
+	// needs lists, for each resource that every unfit workload of the queue
+	// requests, the smallest such request (the largest pod set's, per
+	// workload); empty when they have none in common, and then any freed quota
+	// wakes the queue.
+	needs []need
+}
+
+type need struct {
+	resource corev1.ResourceName
+	amount   int64
+}
+
+// sleepState is the scheduler's bookkeeping of awake and sleeping queues.
+type sleepState struct {
+	// all makes the next cycle walk every queue.
+	all bool
+	// awake holds the queues the next cycle walks.
+	awake map[string]struct{}
+	// byRoot holds, per root Cohort, its sleeping queues that freed quota may
+	// wake, and free the root's unused quota when last looked at.
+	byRoot map[string]map[string]*sleeper
+	free   map[string]resources.Amounts
+	// scratch is reused for TreeFree.
+	scratch resources.Amounts
+}
+
+func newSleepState() sleepState {
+	return sleepState{all: true, awake: map[string]struct{}{}, byRoot: map[string]map[string]*sleeper{},
+		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}}
+}
+
+// wake makes the next cycle walk the queue.
+func (s *Scheduler) wake(cq string) {
+	if cq == "" {
+		return
+	}
+	s.sleep.awake[cq] = struct{}{}
+}
+
+// wakeAll makes the next cycle walk every queue: after a change of structure,
+// where working out whom it concerns is not worth it.
+func (s *Scheduler) wakeAll() {
+	s.sleep.all = true
+	s.structVer++
+}
+
+// WakeAll makes the next cycle evaluate every pending workload, so that its
+// Pending decisions explain every one of them with the state of that moment.
+// Decisions other than Pending are the same either way.
+func (s *Scheduler) WakeAll() { s.wakeAll() }
+
+// wakeByFreedQuota wakes the sleeping queues of every tree whose root has more
+// unused quota in some cell than at the end of the previous cycle, and whose
+// unfit workloads might fit in what the root has now.
+//
+// The comparison is against the end of the previous cycle, with the waiting
+// preemptors' reservations still charged: usage only grows during a cycle, so
+// that is the least unused quota any of these queues was evaluated with, and a
+// tree whose root has no more than that in every cell cannot fit anything new.
+func (s *Scheduler) wakeByFreedQuota() {
+	st := &s.sleep
+	for _, root := range sortedKeys(st.byRoot) {
+		set := st.byRoot[root]
+		sl := anySleeper(set)
+		if sl == nil {
+			delete(st.byRoot, root)
+			delete(st.free, root)
+			continue
+		}
+		if _, ok := s.cache.TreeFree(sl.q, st.scratch); !ok {
+			s.wakeAll() // the tree changed under us: a structural change
+			return
+		}
+		prev, ok := st.free[root]
+		grew := !ok
+		for fr, v := range st.scratch {
+			if old, ok := prev[fr]; !ok || v > old {
+				grew = true
+			}
+		}
+		if !grew {
+			continue
+		}
+		for name, sl := range set {
+			if sl.mayFit(st.scratch) {
+				s.wake(name)
+				delete(set, name)
+			}
+		}
+	}
+}
+
+// snapshotTreeFree records, at the end of a cycle, the unused quota at the root
+// of every tree that has sleeping queues (see wakeByFreedQuota).
+func (s *Scheduler) snapshotTreeFree() {
+	st := &s.sleep
+	for root, set := range st.byRoot {
+		sl := anySleeper(set)
+		if sl == nil {
+			delete(st.byRoot, root)
+			delete(st.free, root)
+			continue
+		}
+		free, ok := st.free[root]
+		if !ok {
+			free = resources.Amounts{}
+			st.free[root] = free
+		}
+		if _, ok := s.cache.TreeFree(sl.q, free); !ok {
+			s.wakeAll()
+		}
+	}
+}
+
+func anySleeper(set map[string]*sleeper) *sleeper {
+	for _, sl := range set {
+		return sl
+	}
+	return nil
+}
+
+// mayFit is false when some resource that all of the queue's unfit workloads
+// need is short of their smallest need in every flavor at the root.
+func (sl *sleeper) mayFit(free resources.Amounts) bool {
+	for _, n := range sl.needs {
+		best := int64(-1 << 63)
+		for fr, v := range free {
+			if fr.Resource == n.resource && v > best {
+				best = v
+			}
+		}
+		if best < n.amount {
+			return false
+		}
+	}
+	return true
+}
+
+// runOutcome is what a queue's walk in a cycle learned for the sleep decision.
+type runOutcome struct {
+	// active is true when the queue must be walked again next cycle whatever
+	// happens: it admitted or preempted, or an unfit workload's outcome depends
+	// on other queues in ways the wake triggers do not see.
+	active bool
+	// unfit counts workloads that did not fit; needs accumulates their
+	// requests (see sleeper.needs).
+	unfit int
+	needs []needCount
+}
+
+type needCount struct {
+	need
+	count int
+}
+
+// noteUnfit records a workload that did not fit, for the queue's sleeper.
+func (o *runOutcome) noteUnfit(r *record) {
+	o.unfit++
+	var buf [8]need
+	own := buf[:0]
+	for _, ps := range r.info.PodSets {
+		for res, v := range ps.Total {
+			if v <= 0 {
+				continue
+			}
+			i := slices.IndexFunc(own, func(n need) bool { return n.resource == res })
+			if i < 0 {
+				own = append(own, need{resource: res, amount: v})
+			} else {
+				own[i].amount = max(own[i].amount, v)
+			}
+		}
+	}
+	for _, n := range own {
+		i := slices.IndexFunc(o.needs, func(c needCount) bool { return c.resource == n.resource })
+		if i < 0 {
+			o.needs = append(o.needs, needCount{need: n, count: 1})
+			continue
+		}
+		o.needs[i].count++
+		o.needs[i].amount = min(o.needs[i].amount, n.amount)
+	}
+}
+
+// settleSleep decides, after q was walked, whether it sleeps.
+func (s *Scheduler) settleSleep(q *quota.ClusterQueue, o *runOutcome) {
+	name := q.Name()
+	if o.active || s.hasInflight(name) {
+		s.wake(name)
+		return
+	}
+	if q.CohortName() == "" || o.unfit == 0 {
+		return // only its own events can change anything
+	}
+	if !s.cache.BoundedByTreeFree(q) {
+		s.wake(name)
+		return
+	}
+	root, ok := s.cache.TreeFree(q, s.sleep.scratch)
+	if !ok || s.strategies != nil {
+		s.wake(name)
+		return
+	}
+	sl := &sleeper{q: q}
+	for _, n := range o.needs {
+		if n.count == o.unfit {
+			sl.needs = append(sl.needs, n.need)
+		}
+	}
+	set, ok := s.sleep.byRoot[root]
+	if !ok {
+		set = map[string]*sleeper{}
+		s.sleep.byRoot[root] = set
+	}
+	set[name] = sl
+}
+
+// hasInflight tells whether a preemption in flight involves the queue.
+func (s *Scheduler) hasInflight(cq string) bool {
+	for _, in := range s.preempting {
+		if in.cq == cq {
+			return true
+		}
+	}
+	return false
+}
+
+// queuesToWalk returns the names of the queues this cycle walks, sorted, and
+// resets the awake set for the queues to fill in again.
+func (s *Scheduler) queuesToWalk() []string {
+	st := &s.sleep
+	if s.opts.DisableIncrementalCycle || st.all {
+		st.all = false
+		clear(st.awake)
+		clear(st.byRoot)
+		clear(st.free)
+		return s.cache.ClusterQueueNames()
+	}
+	for _, in := range s.preempting {
+		s.wake(in.cq)
+	}
+	for cq := range s.ready {
+		s.wake(cq)
+	}
+	s.wakeByFreedQuota()
+	names := make([]string, 0, len(st.awake))
+	for name := range st.awake {
+		names = append(names, name)
+		for _, set := range st.byRoot {
+			delete(set, name)
+		}
+	}
+	clear(st.awake)
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,79 @@
+package scheduler
+
+import (
+	"slices"
+	"testing"
+
+	. "quokka.dev/quokka/engine/enginetest"
+)
+
+// sleepPair is queues a (nominal 4 cpu, may borrow) and b (nominal 4) in one
+// cohort, neither preempting: a holds 8 by borrowing b's 4, so b's workload
+// waits for quota without any victim to take.
+func sleepPair(t *testing.T, bWants int) *Scheduler {
+	t.Helper()
+	s := pair(t, Options{}, MakeClusterQueue("a").Quota("default", "cpu", "4").Preemption(never, never),
+		MakeClusterQueue("b").Quota("default", "cpu", "4").Preemption(never, never))
+	admitted(t, s, "a", job("a", "big", 6, 0), job("a", "small", 2, 0))
+	apply(t, s, job("b", "wants", bWants, 0).Obj())
+	ds := s.Cycle(now)
+	mustPending(t, ds, "wants", ReasonInsufficientQuotaInCohort)
+	return s
+}
+
+// A queue whose workloads did not fit sleeps: the next cycle gives its
+// workload no decision (it keeps its last one) until something that could
+// change the outcome happens.
+func TestSleepingQueueKeepsItsLastDecision(t *testing.T) {
+	s := sleepPair(t, 4)
+	apply(t, s, job("a", "other", 1, 0).Obj()) // a's queue changes, b's does not
+	ds := s.Cycle(now)
+	if _, ok := pendingFor(ds, "wants"); ok {
+		t.Fatalf("b's workload was evaluated again although nothing it depends on changed: %v", ds)
+	}
+	s.WakeAll()
+	mustPending(t, s.Cycle(now), "wants", ReasonInsufficientQuotaInCohort)
+}
+
+// Quota freed in another queue of the tree wakes the sleeping queue once the
+// root has as much unused quota as its workloads need.
+func TestSleepingQueueWakesWhenTheTreeFreesEnough(t *testing.T) {
+	s := sleepPair(t, 4)
+	s.FinishWorkload(key("a", "small")) // 2 free at the root: not enough for 4
+	if ds := s.Cycle(now); len(admits(ds)) != 0 {
+		t.Fatalf("admitted with 2 free for a need of 4: %v", ds)
+	}
+	s.FinishWorkload(key("a", "big")) // now 8 free
+	if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"wants"}) {
+		t.Fatalf("admitted %v, want [wants]", got)
+	}
+}
+
+// Without the sleeping queue's own events: freeing quota at the root wakes it
+// even when the freed quota was another queue's.
+func TestSleepingQueueWakesOnAnotherQueuesFinish(t *testing.T) {
+	s := sleepPair(t, 2)
+	s.FinishWorkload(key("a", "small"))
+	if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"wants"}) {
+		t.Fatalf("admitted %v, want [wants]", got)
+	}
+}
+
+// An admission in a queue gives its higher-priority workloads a victim within
+// the queue: the queue is evaluated again in the next cycle, although it
+// admitted nothing it could not admit before.
+func TestAdmissionInQueueWakesItForPreemption(t *testing.T) {
+	s := world(t, Options{}, MakeFlavor("default").Obj(),
+		MakeClusterQueue("a").Quota("default", "cpu", "4").Preemption(never, lower).Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj())
+	admitted(t, s, "a", job("a", "same", 3, 5))
+	apply(t, s, job("a", "high", 4, 5).Obj())
+	mustPending(t, s.Cycle(now), "high", ReasonInsufficientQuota)
+	admitted(t, s, "a", job("a", "low", 1, 0))
+	s.FinishWorkload(key("a", "same"))
+	// high (4) needs both: same is gone, low (priority 0) is a victim now.
+	ds := s.Cycle(now)
+	if got := victimNames(ds); got != "low:InClusterQueue" {
+		t.Fatalf("victims %q, want low:InClusterQueue (decisions %v)", got, ds)
+	}
+}
