@@ -138,7 +138,14 @@ func (l *loop) statusLoop(ctx context.Context, dirty <-chan struct{}) {
 func (l *loop) runCycle(ctx context.Context) bool {
 	start := l.now()
 	var decisions []scheduler.Decision
-	l.engine.Do(func(s *scheduler.Scheduler) { decisions = s.Cycle(start) })
+	l.engine.Do(func(s *scheduler.Scheduler) {
+		// The pending gauges and the condition writes count on a Pending
+		// decision for every pending workload in every cycle; the engine gives
+		// one only for workloads whose outcome may have changed unless woken.
+		// Admissions and preemptions are the same either way.
+		s.WakeAll()
+		decisions = s.Cycle(start)
+	})
 	if len(decisions) == 0 {
 		return false
 	}

@@ -63,7 +63,20 @@ func Find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, opts 
 // victim's queue borrows: a rule may take quota that is within another
 // queue's nominal quota (KEP-13396's hero workloads).
 func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) []Target {
-	all := candidates(c, q, p, src, frs)
+	withinNominal := true
+	for fr := range frs {
+		if q.Usage(fr)+p.Assignment.Usage[fr] > q.Nominal(fr) {
+			withinNominal = false
+		}
+	}
+	bwc := q.Preemption.BorrowWithinCohort
+	if bwc != nil && bwc.Policy != kueue.BorrowWithinCohortPolicyLowerPriority {
+		bwc = nil
+	}
+	// Other queues' workloads are candidates only to reclaim within nominal
+	// quota, or under borrowWithinCohort: otherwise collecting them would only
+	// walk the tree for nothing.
+	all := candidates(c, q, p, src, frs, !withinNominal && bwc == nil)
 	if len(all) == 0 && len(ruled) == 0 {
 		return nil
 	}
@@ -71,12 +84,6 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 	for _, cand := range all {
 		if cand.ClusterQueue == q.Name() {
 			own = append(own, cand)
-		}
-	}
-	withinNominal := true
-	for fr := range frs {
-		if q.Usage(fr)+p.Assignment.Usage[fr] > q.Nominal(fr) {
-			withinNominal = false
 		}
 	}
 	pool := merge(all, ruled, q.Name())
@@ -89,7 +96,7 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 			return t
 		}
 	}
-	if bwc := q.Preemption.BorrowWithinCohort; bwc != nil && bwc.Policy == kueue.BorrowWithinCohortPolicyLowerPriority && len(own) < len(all) {
+	if bwc != nil && len(own) < len(all) {
 		var allowed []*Candidate
 		for _, cand := range all {
 			if cand.ClusterQueue == q.Name() ||
@@ -104,7 +111,8 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 
 // candidates lists, in preemption order, the admitted workloads that the
 // queue's policies allow p to preempt and that use a cell p is short of.
-func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) []*Candidate {
+// With ownOnly, only q's own workloads.
+func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ownOnly bool) []*Candidate {
 	var out []*Candidate
 	pol := q.Preemption
 	visit := func(o *quota.ClusterQueue) {
@@ -133,7 +141,7 @@ func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source,
 	// does not walk a tree of a thousand queues. The order does not matter,
 	// the candidates are sorted.
 	visit(q)
-	if pol.ReclaimWithinCohort != kueue.PreemptionPolicyNever {
+	if !ownOnly && pol.ReclaimWithinCohort != kueue.PreemptionPolicyNever {
 		c.EachBorrowerInTree(q, func(o *quota.ClusterQueue) {
 			if o != q {
 				visit(o)

@@ -32,7 +32,7 @@ type targetQueue struct {
 // sharing for the workloads it names, but does not reorder the workloads fair
 // sharing would take anyway.
 func fairSharing(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, strategies []fairsharing.Strategy, ruled map[types.UID]*Candidate) []Target {
-	all := candidates(c, q, p, src, frs)
+	all := candidates(c, q, p, src, frs, false)
 	if len(all) == 0 && len(ruled) == 0 {
 		return nil
 	}

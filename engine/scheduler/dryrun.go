@@ -83,7 +83,7 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 	if a.Fits {
 		res.PodSets = clonePodSets(a.PodSets)
 	} else if a.Preemption != nil {
-		targets, _ := s.findVictims(q, probe, a.Preemption)
+		targets, _, _ := s.findVictims(q, probe, a.Preemption)
 		for _, t := range targets {
 			res.Victims = append(res.Victims, Victim{Workload: t.Key, ClusterQueue: t.ClusterQueue, Reason: t.Reason,
 				Message: preemptionMessage(probe, q.Name(), t.Reason)})

@@ -7,49 +7,78 @@ import (
 	"quokka.dev/quokka/engine/resources"
 )
 
-// hopeless reports that classic preemption cannot find victims for r, without
-// running the search, in the one case that a loaded cluster meets all the
-// time: r would have to borrow, so that only its own queue may give victims
-// (withinClusterQueue), and its queue has no admitted workload that policy
-// allows r to preempt in the cells r is short of.
+// searchScope is what a preemption search for a workload depends on.
+type searchScope int
+
+const (
+	// scopeNone: the search cannot find victims; it need not run.
+	scopeNone searchScope = iota
+	// scopeOwn: only the workload's own queue may give victims, so its
+	// outcome changes only with that queue's admitted set and with the quota
+	// its tree frees.
+	scopeOwn
+	// scopeTree: other queues may give victims; any admission in the tree
+	// can change the outcome.
+	scopeTree
+)
+
+// scopeOf tells, without running it, what classic preemption's search for r
+// depends on, and for scopeOwn the least unused quota its tree's root must have
+// of one resource before the search can succeed (see ownNeed).
 //
-// The search itself walks every queue of the Cohort tree for reclaim
-// candidates before it looks at that condition; on a tree of 1,000 queues
-// that was most of a simulation's time, and 96% of those searches ended
-// empty for exactly this reason. The answer is the same as preemption.Find's
-// by construction (see classic in engine/preemption): the check applies only
-// where Find would take that path, and answers false (search) otherwise:
-// under fair sharing, with a PreemptionConfig, and with borrowWithinCohort.
-// Like the search, it must run with the victims of preemptions in flight
-// released (withVictimsGone): they count as gone, and are no candidates.
-func (s *Scheduler) hopeless(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) bool {
+// The common case on a loaded cluster: r would have to borrow, so only its
+// own queue may give victims (withinClusterQueue), and its queue has no
+// admitted workload that policy allows r to preempt in the cells r is short
+// of: the search is hopeless. The search itself walked every queue of the
+// Cohort tree for reclaim candidates before it looked at that condition; on a
+// tree of 1,000 queues that was most of a simulation's time, and 96% of those
+// searches ended empty for exactly this reason. The answer is the same as
+// preemption.Find's by construction (see classic in engine/preemption): the
+// check applies only where Find would take that path, and answers scopeTree
+// (search, and watch the whole tree) otherwise: under fair sharing, with a
+// PreemptionConfig, with borrowWithinCohort, and when r would stay within
+// its nominal quota (it may reclaim from queues that borrow). Like the
+// search, it must run with the victims of preemptions in flight released
+// (withVictimsGone): they count as gone, and are no candidates.
+func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (searchScope, *need) {
 	if s.opts.DisableIncrementalCycle || s.strategies != nil || s.rulesOf(q) != nil {
-		return false
+		return scopeTree, nil
 	}
 	if bwc := q.Preemption.BorrowWithinCohort; bwc != nil && bwc.Policy == kueue.BorrowWithinCohortPolicyLowerPriority {
-		return false
+		return scopeTree, nil
 	}
 	var buf [8]resources.FlavorResource
 	short := buf[:0]
 	withinNominal := true
+	// over is the smallest short cell r would take above nominal quota.
+	var over resources.FlavorResource
 	for fr, v := range a.Usage {
 		if v > s.cache.Available(q, fr).Available {
 			short = append(short, fr)
 			if q.Usage(fr)+v > q.Nominal(fr) {
+				if withinNominal || fr.Flavor < over.Flavor || (fr.Flavor == over.Flavor && fr.Resource < over.Resource) {
+					over = fr
+				}
 				withinNominal = false
 			}
 		}
 	}
 	if len(short) == 0 {
-		return true // nothing to make room for: Find returns nil
+		// Nothing to make room for: Find returns nil, but only because the
+		// victims of preemptions in flight count as gone. Once their room is
+		// taken, r may be short again and find victims, though no quota was
+		// freed: the queue must stay awake.
+		return scopeTree, nil
 	}
 	if withinNominal {
-		return false // it may reclaim from borrowing queues: search
+		return scopeTree, nil
 	}
 	pol := q.Preemption.WithinClusterQueue
 	if pol == kueue.PreemptionPolicyNever {
-		return true
+		return scopeNone, &need{resource: over.Resource, amount: a.Usage[over]}
 	}
+	found := false
+	var freeable int64
 	for _, cand := range s.admittedByCQ[q.Name()] {
 		if s.inCycle && cand.admittedCycle == s.cycle {
 			continue // not a candidate in the cycle that admitted it
@@ -60,14 +89,37 @@ func (s *Scheduler) hopeless(q *quota.ClusterQueue, r *record, a *flavorassigner
 		if !usesAnyOf(cand.admission.Usage, short) {
 			continue
 		}
-		switch {
-		case cand.priority < r.priority:
-			return false
-		case pol == kueue.PreemptionPolicyLowerOrNewerEqualPriority && cand.priority == r.priority && cand.info.Created.After(r.info.Created):
-			return false
+		allowed := cand.priority < r.priority ||
+			(pol == kueue.PreemptionPolicyLowerOrNewerEqualPriority && cand.priority == r.priority && cand.info.Created.After(r.info.Created))
+		if !allowed {
+			continue
+		}
+		found = true
+		for fr, v := range cand.admission.Usage {
+			if fr.Resource == over.Resource {
+				freeable = resources.Add(freeable, v)
+			}
 		}
 	}
-	return true
+	if !found {
+		return scopeNone, &need{resource: over.Resource, amount: a.Usage[over]}
+	}
+	return scopeOwn, &need{resource: over.Resource, amount: max(0, a.Usage[over]-freeable)}
+}
+
+// The need scopeOf returns with a workload that would have to borrow is the
+// one condition its queue's sleeper keeps for it. Short of the queue's own
+// events, its outcome can change in two ways: the short cell above nominal
+// quota (over) stops being short, after which it stays within nominal and may
+// reclaim from other queues (so its other resources do not matter); or its own
+// queue's candidates, freed, make room (it fits after all, likewise). Either
+// needs the unused quota at the root, victims in flight counted (treeFree), to
+// reach a.Usage[over] less what those candidates hold of that resource.
+
+// hopeless is scopeOf's answer that the search need not run.
+func (s *Scheduler) hopeless(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) bool {
+	scope, _ := s.scopeOf(q, r, a)
+	return scope == scopeNone
 }
 
 func usesAnyOf(usage resources.Amounts, frs []resources.FlavorResource) bool {

@@ -174,12 +174,12 @@ func (s *Scheduler) assignOptions(q *quota.ClusterQueue) flavorassigner.Options 
 // them, returns the Preempt decision followed by r's Pending. Victims of other
 // preemptions still in flight count as gone while searching (they are), and
 // their preemptors' reservations stay charged, so two preemptors never count
-// on the same room. searched tells, when there was no preemption, whether the
-// answer came from a search whose outcome other queues' admissions can change
-// (rather than from r's assignment or its own queue alone).
-func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, out []Decision) (_ []Decision, preempted, searched bool) {
+// on the same room. scope tells, when there was no preemption, what the
+// answer depends on, and own, for scopeOwn, what the queue's sleeper must wait
+// for (see scopeOf).
+func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, out []Decision) (_ []Decision, preempted bool, scope searchScope, own *need) {
 	if res.Preemption == nil || !s.canPreempt(q) {
-		return out, false, false
+		return out, false, scopeNone, nil
 	}
 	// The outcome depends on the tree's usage, the assignment and the
 	// preemptor's priority (and, for LowerOrNewerEqualPriority, its creation
@@ -189,17 +189,18 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	memo := failedSearch{epoch: s.epoch, priority: r.priority, usage: res.Preemption.Usage}
 	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
 	if f, ok := s.failedPreemption[q.Name()]; ok && remember && f.same(memo) {
-		return out, false, true
+		return out, false, f.scope, f.own
 	}
-	targets, searched := s.findVictims(q, r, res.Preemption)
-	if !searched {
-		return out, false, false
+	targets, scope, own := s.findVictims(q, r, res.Preemption)
+	if scope == scopeNone {
+		return out, false, scopeNone, own
 	}
 	if len(targets) == 0 {
 		if remember {
+			memo.scope, memo.own = scope, own
 			s.failedPreemption[q.Name()] = memo
 		}
-		return out, false, true
+		return out, false, scope, own
 	}
 	d := Preempt{Preemptor: r.info.Key, PreemptorClusterQueue: q.Name()}
 	in := &inflight{cq: q.Name(), usage: res.Preemption.Usage.Clone()}
@@ -210,10 +211,11 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		s.victimOf[t.Key] = r.info.Key
 	}
 	s.preempting[r.info.Key] = in
+	s.preemptions++
 	s.chargePhantom(r.info.Key, in)
 	out = append(out, d)
 	w, _ := s.waiting(q, r)
-	return append(out, w), true, true
+	return append(out, w), true, scope, nil
 }
 
 // failedSearch is a preemption search that found no victims.
@@ -221,6 +223,9 @@ type failedSearch struct {
 	epoch    uint64
 	priority int32
 	usage    resources.Amounts
+	// scope and own are what the search depended on (see scopeOf).
+	scope searchScope
+	own   *need
 }
 
 func (f failedSearch) same(o failedSearch) bool {
@@ -238,20 +243,18 @@ func (f failedSearch) same(o failedSearch) bool {
 // findVictims runs the preemption search for r without changing anything.
 // Victims of preemptions in flight count as gone (they are leaving) and are no
 // candidates.
-// searched is false when the search was hopeless (see hopeless.go) and did
-// not run.
-func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (targets []preemption.Target, searched bool) {
+// The search does not run when scopeOf finds it hopeless (scopeNone).
+func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (targets []preemption.Target, scope searchScope, own *need) {
 	s.withVictimsGone(func() {
-		if s.hopeless(q, r, a) {
+		if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
 			return
 		}
-		searched = true
 		rules := s.rulesOf(q)
 		p := &preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: a,
 			Labels: r.info.Labels, LocalQueue: r.lq}
 		targets = preemption.Find(s.cache, q, p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: rules})
 	})
-	return targets, searched
+	return targets, scope, own
 }
 
 // withVictimsGone runs f with the victims of preemptions in flight released

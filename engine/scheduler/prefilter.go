@@ -54,24 +54,25 @@ func (s *Scheduler) table(q *quota.ClusterQueue) *availTable {
 }
 
 // skipUnfit reports that r, pending in q, cannot fit now and has no victims,
-// for the reasons above, without running the assigner.
-func (s *Scheduler) skipUnfit(q *quota.ClusterQueue, r *record) bool {
+// for the reasons above, without running the assigner; and, when its search
+// was judged hopeless, the need the queue's sleeper keeps for it (scopeOf).
+func (s *Scheduler) skipUnfit(q *quota.ClusterQueue, r *record) (bool, *need) {
 	m := r.memo
 	if s.opts.DisableIncrementalCycle || m == nil || m.q != q || m.info != r.info || m.structVer != s.structVer ||
 		len(r.info.PodSets) != 1 || m.res.Fits {
-		return false
+		return false, nil
 	}
 	ps := &r.info.PodSets[0]
 	group := -1
 	for res := range ps.Total {
 		g := q.GroupOf(res)
 		if g < 0 || (group >= 0 && g != group) {
-			return false
+			return false, nil
 		}
 		group = g
 	}
 	if group < 0 {
-		return false
+		return false, nil
 	}
 	t := s.table(q)
 	short := false
@@ -88,12 +89,13 @@ func (s *Scheduler) skipUnfit(q *quota.ClusterQueue, r *record) bool {
 		}
 	}
 	if !short {
-		return false
+		return false, nil
 	}
 	if m.res.Preemption == nil || !s.canPreempt(q) {
-		return true
+		return true, nil
 	}
-	hopeless := false
-	s.withVictimsGone(func() { hopeless = s.hopeless(q, r, m.res.Preemption) })
-	return hopeless
+	var scope searchScope
+	var only *need
+	s.withVictimsGone(func() { scope, only = s.scopeOf(q, r, m.res.Preemption) })
+	return scope == scopeNone, only
 }

@@ -105,6 +105,8 @@ type Scheduler struct {
 	avail     availTable
 	// standing lists draining and unroutable queues (see standing.go).
 	standing standing
+	// preemptions counts the preemptions made, for wakeInCycle.
+	preemptions uint64
 }
 
 type localQueue struct {

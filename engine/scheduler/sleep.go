@@ -2,8 +2,10 @@ package scheduler
 
 import (
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/resources"
@@ -70,11 +72,13 @@ type sleepState struct {
 	free   map[string]resources.Amounts
 	// scratch is reused for TreeFree.
 	scratch resources.Amounts
+	// victimsAtStart are the victims in flight when the cycle began.
+	victimsAtStart map[types.NamespacedName]struct{}
 }
 
 func newSleepState() sleepState {
 	return sleepState{all: true, awake: map[string]struct{}{}, byRoot: map[string]map[string]*sleeper{},
-		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}}
+		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}, victimsAtStart: map[types.NamespacedName]struct{}{}}
 }
 
 // wake makes the next cycle walk the queue.
@@ -115,7 +119,7 @@ func (s *Scheduler) wakeByFreedQuota() {
 			delete(st.free, root)
 			continue
 		}
-		if _, ok := s.cache.TreeFree(sl.q, st.scratch); !ok {
+		if !s.treeFree(sl.q, root, st.scratch, nil) {
 			s.wakeAll() // the tree changed under us: a structural change
 			return
 		}
@@ -139,7 +143,9 @@ func (s *Scheduler) wakeByFreedQuota() {
 }
 
 // snapshotTreeFree records, at the end of a cycle, the unused quota at the root
-// of every tree that has sleeping queues (see wakeByFreedQuota).
+// of every tree that has sleeping queues (see wakeByFreedQuota), counting only
+// the victims that were in flight when the cycle began: a queue evaluated
+// before this cycle's preemptions did not count theirs.
 func (s *Scheduler) snapshotTreeFree() {
 	st := &s.sleep
 	for root, set := range st.byRoot {
@@ -154,10 +160,51 @@ func (s *Scheduler) snapshotTreeFree() {
 			free = resources.Amounts{}
 			st.free[root] = free
 		}
-		if _, ok := s.cache.TreeFree(sl.q, free); !ok {
+		if !s.treeFree(sl.q, root, free, st.victimsAtStart) {
 			s.wakeAll()
 		}
 	}
+}
+
+// treeFree is the bound the sleepers of a tree are woken by: the unused quota
+// at its root plus what the victims of preemptions in flight in it hold, which
+// a preemption search counts as free already (withVictimsGone). A new
+// preemption thus wakes the queues whose searches it may help; its victims'
+// eviction moves their quota from one term to the other.
+//
+// only, when not nil, limits the victims counted to those in it.
+func (s *Scheduler) treeFree(q *quota.ClusterQueue, root string, free resources.Amounts, only map[types.NamespacedName]struct{}) bool {
+	if r, ok := s.cache.TreeFree(q, free); !ok || r != root {
+		return false
+	}
+	for v := range s.victimOf {
+		if only != nil {
+			if _, ok := only[v]; !ok {
+				continue
+			}
+		}
+		vr, ok := s.workloads[v]
+		if !ok || !vr.holdsQuota() || s.rootOf(vr.admission.ClusterQueue) != root {
+			continue
+		}
+		for fr, u := range vr.admission.Usage {
+			free[fr] = resources.Add(free[fr], u)
+		}
+	}
+	return true
+}
+
+// rootOf is the name of the root Cohort of a queue's tree, "" without one.
+func (s *Scheduler) rootOf(cq string) string {
+	q, ok := s.cache.ClusterQueue(cq)
+	if !ok || q.CohortName() == "" {
+		return ""
+	}
+	co, ok := s.cache.Cohort(q.CohortName())
+	if !ok {
+		return ""
+	}
+	return rootName(co)
 }
 
 func anySleeper(set map[string]*sleeper) *sleeper {
@@ -202,11 +249,19 @@ type needCount struct {
 }
 
 // noteUnfit records a workload that did not fit, for the queue's sleeper.
-func (o *runOutcome) noteUnfit(r *record) {
+// only, for a workload whose preemption search depends on one resource of the
+// tree (see ownNeed), replaces its needs.
+func (o *runOutcome) noteUnfit(r *record, only *need) {
 	o.unfit++
 	var buf [8]need
 	own := buf[:0]
+	if only != nil {
+		own = append(own, *only)
+	}
 	for _, ps := range r.info.PodSets {
+		if only != nil {
+			break
+		}
 		for res, v := range ps.Total {
 			if v <= 0 {
 				continue
@@ -277,6 +332,10 @@ func (s *Scheduler) hasInflight(cq string) bool {
 // resets the awake set for the queues to fill in again.
 func (s *Scheduler) queuesToWalk() []string {
 	st := &s.sleep
+	clear(st.victimsAtStart)
+	for v := range s.victimOf {
+		st.victimsAtStart[v] = struct{}{}
+	}
 	if s.opts.DisableIncrementalCycle || st.all {
 		st.all = false
 		clear(st.awake)
@@ -301,4 +360,87 @@ func (s *Scheduler) queuesToWalk() []string {
 	clear(st.awake)
 	slices.Sort(names)
 	return names
+}
+
+// cycleWaker hands scheduleTree the queues of a tree to walk, in name order:
+// the awake ones, and sleeping ones that a preemption earlier in the walk may
+// concern.
+//
+// Walking every queue, a search counts the victims of the preemptions made
+// before it in the cycle as gone (withVictimsGone): a queue walked after a
+// preemption sees more room than the root's unused quota shows. A sleeping
+// queue after it in name order must then be walked at its place if that room
+// may matter to it (its bound grew and mayFit), or the cycle would decide
+// differently from one that walks everything (wakeInCycle).
+type cycleWaker struct {
+	s      *Scheduler
+	awake  []*quota.ClusterQueue
+	woken  []*quota.ClusterQueue
+	root   string
+	hasSet bool
+}
+
+func (s *Scheduler) newCycleWaker(t *tree) *cycleWaker {
+	w := &cycleWaker{s: s, awake: t.queues}
+	if root, ok := strings.CutPrefix(t.key, "cohort/"); ok {
+		_, w.hasSet = s.sleep.byRoot[root]
+		w.root = root
+	}
+	return w
+}
+
+// next returns the queue to walk next, or nil when none is left.
+func (w *cycleWaker) next() *quota.ClusterQueue {
+	var q *quota.ClusterQueue
+	switch {
+	case len(w.awake) == 0 && len(w.woken) == 0:
+		return nil
+	case len(w.woken) == 0 || (len(w.awake) > 0 && w.awake[0].Name() < w.woken[0].Name()):
+		q, w.awake = w.awake[0], w.awake[1:]
+	default:
+		q, w.woken = w.woken[0], w.woken[1:]
+		if l, ok := w.s.lists[q.Name()]; ok {
+			l.prepare()
+		}
+	}
+	return q
+}
+
+// preempted wakes, after a preemption in the queue named after, the sleeping
+// queues of the tree that come later in name order and whose bound the
+// victims may have lifted enough.
+func (w *cycleWaker) preempted(after string) {
+	if !w.hasSet {
+		return
+	}
+	s, st := w.s, &w.s.sleep
+	set := st.byRoot[w.root]
+	sl := anySleeper(set)
+	if sl == nil {
+		return
+	}
+	if !s.treeFree(sl.q, w.root, st.scratch, nil) {
+		return
+	}
+	prev, ok := st.free[w.root]
+	grew := !ok
+	for fr, v := range st.scratch {
+		if old, ok := prev[fr]; !ok || v > old {
+			grew = true
+		}
+	}
+	if !grew {
+		return
+	}
+	for name, sl := range set {
+		if name <= after || !sl.mayFit(st.scratch) {
+			continue
+		}
+		if l, ok := s.lists[name]; !ok || len(l.sorted) == 0 {
+			continue
+		}
+		delete(set, name)
+		i, _ := slices.BinarySearchFunc(w.woken, name, func(q *quota.ClusterQueue, n string) int { return strings.Compare(q.Name(), n) })
+		w.woken = slices.Insert(w.woken, i, sl.q)
+	}
 }

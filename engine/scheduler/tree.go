@@ -47,13 +47,25 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	}
 	out = s.admitReady(t, out)
 	runs := make([]*run, 0, len(t.queues))
-	for _, q := range t.queues {
+	// Queues are walked in name order. A preemption made on the way counts
+	// its victims as gone for the searches that follow, so sleeping queues
+	// after it in that order may be walked too (see wakeInCycle).
+	w := s.newCycleWaker(t)
+	for {
+		q := w.next()
+		if q == nil {
+			break
+		}
 		rn := &run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
 		if s.usesAFS(q) {
 			rn.byLQ = splitByLQ(rn.list)
 		}
 		runs = append(runs, rn)
+		before := s.preemptions
 		out = s.pushNext(rn, h, ver, out)
+		if s.preemptions != before {
+			w.preempted(q.Name())
+		}
 	}
 	for h.Len() > 0 {
 		hd := h.pop()
@@ -103,9 +115,9 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
-		if s.skipUnfit(rn.q, e.r) {
+		if skip, only := s.skipUnfit(rn.q, e.r); skip {
 			// Still does not fit, still no victims: its last Pending stands.
-			rn.outcome.noteUnfit(e.r)
+			rn.outcome.noteUnfit(e.r, only)
 			if rn.strict {
 				return s.blockRest(rn, e.r, out)
 			}
@@ -132,15 +144,17 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 // settleUnfit preempts for a workload that does not fit, when its queue may,
 // or leaves it pending with the assigner's reason.
 func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
-	out, preempted, searched := s.tryPreempt(rn.q, r, res, out)
+	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, out)
 	if preempted {
 		rn.outcome.active = true
 		return out, true
 	}
-	// A search that found nothing may find victims once another queue of
-	// the tree borrows: the queue must stay awake.
-	rn.outcome.active = rn.outcome.active || searched
-	rn.outcome.noteUnfit(r)
+	// A search that found nothing in the tree may find victims once another
+	// queue of the tree borrows: the queue must stay awake. One that found
+	// nothing in the queue itself may once the tree frees enough of one
+	// resource (see ownNeed): the queue sleeps with that need for it.
+	rn.outcome.active = rn.outcome.active || scope == scopeTree
+	rn.outcome.noteUnfit(r, own)
 	return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message}), false
 }
 
