@@ -80,6 +80,13 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 	if m := r.memo; m != nil && m.ver == ver && m.q == q && m.info == r.info {
 		return m.res
 	}
+	shape := r.shapeOf()
+	if shape != "" {
+		if res, ok := s.shapesFor(q).unfit[shape]; ok {
+			r.memo = &assignMemo{ver: ver, q: q, info: r.info, res: *res, structVer: s.structVer}
+			return *res
+		}
+	}
 	if m := r.memo; m != nil && m.q == q && m.info == r.info {
 		// It did not fit last time and most likely still does not. On failure
 		// Assign returns its explaining pass's result, which records more but
@@ -89,6 +96,10 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 		opts.Explain = true
 		if res := flavorassigner.Assign(s.cache, q, r.info.PodSets, opts); !res.Fits {
 			*m = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer}
+			if shape != "" {
+				shared := res
+				s.shapesFor(q).unfit[shape] = &shared
+			}
 			return res
 		}
 	}
@@ -101,6 +112,10 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 		r.memo = &assignMemo{}
 	}
 	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer}
+	if shape != "" {
+		shared := res
+		s.shapesFor(q).unfit[shape] = &shared
+	}
 	return res
 }
 

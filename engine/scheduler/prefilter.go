@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/resources"
 )
@@ -62,6 +63,23 @@ func (s *Scheduler) skipUnfit(q *quota.ClusterQueue, r *record) (bool, *need) {
 		len(r.info.PodSets) != 1 || m.res.Fits {
 		return false, nil
 	}
+	key := prioShape{priority: r.priority, shape: r.shapeOf()}
+	// LowerOrNewerEqualPriority compares creation times: not one answer per shape.
+	shared := key.shape != "" && q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority
+	if shared {
+		if a, ok := s.shapesFor(q).skip[key]; ok {
+			return a.skip, a.only
+		}
+	}
+	skip, only := s.skipUnfitFresh(q, r)
+	if shared {
+		s.shapesFor(q).skip[key] = skipAnswer{skip: skip, only: only}
+	}
+	return skip, only
+}
+
+func (s *Scheduler) skipUnfitFresh(q *quota.ClusterQueue, r *record) (bool, *need) {
+	m := r.memo
 	ps := &r.info.PodSets[0]
 	group := -1
 	for res := range ps.Total {

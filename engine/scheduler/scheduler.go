@@ -107,6 +107,8 @@ type Scheduler struct {
 	standing standing
 	// preemptions counts the preemptions made, for wakeInCycle.
 	preemptions uint64
+	// shapes shares answers between workloads of one shape (see shapes.go).
+	shapes shapeCache
 }
 
 type localQueue struct {
@@ -155,6 +157,9 @@ type record struct {
 	cand *preemption.Candidate
 	// memo is its last flavor assignment that did not fit, while pending.
 	memo *assignMemo
+	// shape is shapeOf's key, computed for shapeFor.
+	shape    string
+	shapeFor *workload.Info
 }
 
 func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }

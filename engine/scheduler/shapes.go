@@ -1,0 +1,70 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/quota"
+)
+
+// A deep queue holds hundreds of pending jobs but few distinct ones: a
+// handful of sizes at a few priorities. Flavor assignment is a pure function
+// of the cache's content, the queue and the pod sets, and skipUnfit's answer
+// of those and the priority; so within one walk of a queue, at one state of
+// the cache, workloads of the same shape get the answer computed for the
+// first of them. The state is told by the scheduler's epoch, which moves with
+// every real change of usage in a cycle (admissions, reservations) and at
+// every cycle's end; the cache's Version would not do, as a preemption
+// search's release and recharge of victims in flight moves it without
+// changing the content.
+type shapeCache struct {
+	q          *quota.ClusterQueue
+	epoch      uint64
+	cycle      uint64
+	structVer  uint64
+	unfit      map[string]*flavorassigner.Result
+	skip       map[prioShape]skipAnswer
+	ineligible bool
+}
+
+type prioShape struct {
+	priority int32
+	shape    string
+}
+
+type skipAnswer struct {
+	skip bool
+	only *need
+}
+
+// shapesFor returns the cache for q at the current state.
+func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
+	c := &s.shapes
+	if c.q != q || c.epoch != s.epoch || c.cycle != s.cycle || c.structVer != s.structVer || c.unfit == nil {
+		*c = shapeCache{q: q, epoch: s.epoch, cycle: s.cycle, structVer: s.structVer,
+			unfit: map[string]*flavorassigner.Result{}, skip: map[prioShape]skipAnswer{}}
+	}
+	return c
+}
+
+// shapeOf is a key equal for workloads whose pod sets the flavor assigner
+// cannot tell apart: names, counts and per-pod requests, with no node
+// selector, affinity or toleration (those are not worth keying); "" when the
+// workload is not that simple.
+func (r *record) shapeOf() string {
+	if r.shapeFor == r.info {
+		return r.shape
+	}
+	r.shapeFor, r.shape = r.info, ""
+	var b strings.Builder
+	for _, ps := range r.info.PodSets {
+		if len(ps.NodeSelector) > 0 || ps.RequiredAffinity != nil || len(ps.Tolerations) > 0 {
+			return ""
+		}
+		// fmt prints maps sorted by key.
+		fmt.Fprintf(&b, "%s/%d/%v;", ps.Name, ps.Count, ps.PerPod)
+	}
+	r.shape = b.String()
+	return r.shape
+}
