@@ -77,3 +77,28 @@ func TestAdmissionInQueueWakesItForPreemption(t *testing.T) {
 		t.Fatalf("victims %q, want low:InClusterQueue (decisions %v)", got, ds)
 	}
 }
+
+// A preemption made during a cycle's walk counts its victims as gone for the
+// searches after it in the same cycle, so a sleeping queue later in name order
+// that this room may help is walked at its place, as a walk of every queue
+// would: z's workload, which failed to make room in its own queue before,
+// preempts in the same cycle as a's reclaim.
+func TestPreemptionInCycleWakesLaterSleepingQueue(t *testing.T) {
+	s := world(t, Options{}, MakeFlavor("default").Obj(),
+		MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "4").Preemption(any_, never).Obj(),
+		MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
+		MakeClusterQueue("z").Cohort("c").Quota("default", "cpu", "4").Preemption(never, lower).Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(), MakeLocalQueue("z", "lq", "z").Obj())
+	admitted(t, s, "b", job("b", "V", 4, 0))
+	admitted(t, s, "z", job("z", "L", 2, 0), job("z", "keep", 2, 10))
+	apply(t, s, job("z", "Z", 4, 10).Obj())
+	// Freeing L alone leaves Z 2 short: no victims, z sleeps.
+	if ds := s.Cycle(now); victimNames(ds) != "" {
+		t.Fatalf("first cycle preempted %s", victimNames(ds))
+	}
+	apply(t, s, job("a", "A", 2, 0).Obj())
+	ds := s.Cycle(now)
+	if got := victimNames(ds); got != "L:InClusterQueue,V:InCohortReclamation" {
+		t.Fatalf("victims %q, want L:InClusterQueue,V:InCohortReclamation (decisions %v)", got, ds)
+	}
+}
