@@ -2,6 +2,7 @@ package elasticquota
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -129,7 +130,7 @@ func (s *Scheduler) AddUnit(u QueueUnit) error {
 	if _, ok := s.admitted[key]; ok {
 		return fmt.Errorf("queueUnit %s is already admitted", key)
 	}
-	u.Labels = copyLabels(u.Labels)
+	u.Labels = maps.Clone(u.Labels)
 	u.Request = u.Request.Clone()
 	s.pending[key] = &u
 	return nil
@@ -313,15 +314,4 @@ func (c *queueCursor) blockedMessage() string {
 			c.cfg.name, b.Namespace, b.Name, b.Priority, c.cfg.threshold)
 	}
 	return fmt.Sprintf("queue %s (policy %s) is blocked by %s/%s, the first of its units that does not fit", c.cfg.name, c.cfg.policy, b.Namespace, b.Name)
-}
-
-func copyLabels(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

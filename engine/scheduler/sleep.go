@@ -119,16 +119,10 @@ func (s *Scheduler) wakeByFreedQuota() {
 			delete(st.free, root)
 			continue
 		}
-		if !s.treeFree(sl.q, root, st.scratch, nil) {
+		grew, ok := s.freedSinceSnapshot(sl, root)
+		if !ok {
 			s.wakeAll() // the tree changed under us: a structural change
 			return
-		}
-		prev, ok := st.free[root]
-		grew := !ok
-		for fr, v := range st.scratch {
-			if old, ok := prev[fr]; !ok || v > old {
-				grew = true
-			}
 		}
 		if !grew {
 			continue
@@ -205,6 +199,25 @@ func (s *Scheduler) rootOf(cq string) string {
 		return ""
 	}
 	return rootName(co)
+}
+
+// freedSinceSnapshot fills the scratch amounts with the tree's bound now
+// (treeFree, every victim in flight counted) and tells whether some cell grew
+// since the end of the last cycle; ok is false when the tree has no root any
+// more.
+func (s *Scheduler) freedSinceSnapshot(sl *sleeper, root string) (grew, ok bool) {
+	st := &s.sleep
+	if !s.treeFree(sl.q, root, st.scratch, nil) {
+		return false, false
+	}
+	prev, had := st.free[root]
+	grew = !had
+	for fr, v := range st.scratch {
+		if old, ok := prev[fr]; !ok || v > old {
+			grew = true
+		}
+	}
+	return grew, true
 }
 
 func anySleeper(set map[string]*sleeper) *sleeper {
@@ -419,17 +432,7 @@ func (w *cycleWaker) preempted(after string) {
 	if sl == nil {
 		return
 	}
-	if !s.treeFree(sl.q, w.root, st.scratch, nil) {
-		return
-	}
-	prev, ok := st.free[w.root]
-	grew := !ok
-	for fr, v := range st.scratch {
-		if old, ok := prev[fr]; !ok || v > old {
-			grew = true
-		}
-	}
-	if !grew {
+	if grew, ok := s.freedSinceSnapshot(sl, w.root); !ok || !grew {
 		return
 	}
 	for name, sl := range set {
