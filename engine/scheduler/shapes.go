@@ -19,13 +19,12 @@ import (
 // search's release and recharge of victims in flight moves it without
 // changing the content.
 type shapeCache struct {
-	q          *quota.ClusterQueue
-	epoch      uint64
-	cycle      uint64
-	structVer  uint64
-	unfit      map[string]*flavorassigner.Result
-	skip       map[prioShape]skipAnswer
-	ineligible bool
+	q         *quota.ClusterQueue
+	epoch     uint64
+	cycle     uint64
+	structVer uint64
+	unfit     map[string]*flavorassigner.Result
+	skip      map[prioShape]skipAnswer
 }
 
 type prioShape struct {
@@ -41,10 +40,15 @@ type skipAnswer struct {
 // shapesFor returns the cache for q at the current state.
 func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
 	c := &s.shapes
-	if c.q != q || c.epoch != s.epoch || c.cycle != s.cycle || c.structVer != s.structVer || c.unfit == nil {
-		*c = shapeCache{q: q, epoch: s.epoch, cycle: s.cycle, structVer: s.structVer,
-			unfit: map[string]*flavorassigner.Result{}, skip: map[prioShape]skipAnswer{}}
+	if c.unfit == nil {
+		c.unfit, c.skip = map[string]*flavorassigner.Result{}, map[prioShape]skipAnswer{}
+	} else if c.q == q && c.epoch == s.epoch && c.cycle == s.cycle && c.structVer == s.structVer {
+		return c
 	}
+	// Every admission moves the epoch: reuse the maps rather than allocate.
+	clear(c.unfit)
+	clear(c.skip)
+	c.q, c.epoch, c.cycle, c.structVer = q, s.epoch, s.cycle, s.structVer
 	return c
 }
 
