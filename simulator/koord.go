@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -132,19 +131,17 @@ func (s *sim) koordPriority(wl *kueue.Workload) (int32, error) {
 	return 0, nil
 }
 
-// totalRequest is the unit's spec.resource: count × per-pod requests, summed
-// over the pod sets.
+// totalRequest is the unit's spec.resource: the Kueue engine's pod-set
+// totals (count × per-pod requests, requests defaulting to limits), summed.
 func totalRequest(wl *kueue.Workload) (resources.Requests, error) {
+	info, err := workload.FromAPI(wl)
+	if err != nil {
+		return nil, err
+	}
 	out := resources.Requests{}
-	base := field.NewPath("spec", "podSets")
-	for i := range wl.Spec.PodSets {
-		ps := &wl.Spec.PodSets[i]
-		perPod, err := workload.PodRequests(base.Index(i).Child("template", "spec"), &ps.Template.Spec)
-		if err != nil {
-			return nil, err
-		}
-		for r, v := range perPod {
-			out[r] = resources.Add(out[r], resources.Mul(v, int64(ps.Count)))
+	for _, ps := range info.PodSets {
+		for r, v := range ps.Total {
+			out[r] = resources.Add(out[r], v)
 		}
 	}
 	return out, nil
