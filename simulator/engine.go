@@ -35,7 +35,9 @@ type Engine interface {
 	// is pending again.
 	EvictWorkload(key types.NamespacedName)
 	// Cycle runs one scheduling cycle. Admissions it returns are already charged.
-	// The slice is only valid until the next call.
+	// The slice is only valid until the next call. Pending decisions may be
+	// left out of every cycle but the one after WakeAll: the simulator reads
+	// reasons only there.
 	Cycle(now time.Time) []Decision
 	// WakeAll makes the next Cycle evaluate every pending workload again. The
 	// engine skips queues whose outcome cannot have changed, and their

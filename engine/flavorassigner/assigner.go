@@ -108,6 +108,11 @@ type Options struct {
 	// workload would fit after preemption; otherwise such a flavor is only a
 	// fallback, as with TryNextFlavor.
 	CanPreempt bool
+	// Quiet skips the explaining pass on failure: Reason, Message and Groups
+	// stay empty, while Fits and Preemption are what they would be. For a
+	// caller that will not show why the workload does not fit; explaining
+	// costs more than deciding.
+	Quiet bool
 }
 
 // Assign finds flavors for the pod sets in queue cq. Flavors are tried in list
@@ -119,7 +124,7 @@ type Options struct {
 func Assign(c *quota.Cache, cq *quota.ClusterQueue, podSets []workload.PodSet, opts Options) Result {
 	a := assigner{cache: c, cq: cq, explain: opts.Explain, canPreempt: opts.CanPreempt}
 	res := a.run(podSets)
-	if !res.Fits && !opts.Explain {
+	if !res.Fits && !opts.Explain && !opts.Quiet {
 		// Rerun, recording outcomes, only on failure: the message needs them and
 		// the admission fast path does not.
 		a = assigner{cache: c, cq: cq, explain: true, canPreempt: opts.CanPreempt}
@@ -175,7 +180,10 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 			if chosen == "" {
 				if res.Fits {
 					res.Fits = false
-					res.Reason, res.Message = explain(a.cache, a.cq, &out, len(podSets) > 1)
+					// Only the explaining pass has the outcomes a message needs.
+					if a.explain {
+						res.Reason, res.Message = explain(a.cache, a.cq, &out, len(podSets) > 1)
+					}
 				}
 				if out.PreemptFlavor == "" || !a.canPreempt {
 					res.PodSets, res.Usage, res.Borrowing = nil, nil, false

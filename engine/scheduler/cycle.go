@@ -23,7 +23,9 @@ import (
 // Admissions are assumed at once (their usage is charged), so later decisions in
 // the same cycle see them and the next cycle does not admit them again; call
 // Forget when the API write fails. Every pending workload that was looked at and
-// not admitted gets a Pending decision, every cycle; drivers dedupe by reason.
+// not admitted gets a Pending decision; drivers dedupe by reason. Workloads of
+// sleeping queues are not looked at (see sleep.go), and quiet cycles return no
+// Pending decision at all (Options.QuietCycles).
 //
 // A workload that does not fit may preempt (per its ClusterQueue's policies and
 // fair sharing): a Preempt decision names the victims and is followed by the
@@ -38,6 +40,8 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.cycle++
 	s.inCycle = true
 	defer func() { s.inCycle = false }()
+	s.quiet = s.opts.QuietCycles && !s.explainNext
+	s.explainNext = false
 	var out []Decision
 	out = s.evictions(out)
 	out = s.unroutable(out)
@@ -55,7 +59,24 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	clear(s.ready)
 	s.epoch++ // the world changes between cycles
 	clear(s.failedPreemption)
+	if s.quiet {
+		out = withoutPending(out)
+	}
 	return out
+}
+
+// withoutPending drops the Pending decisions of a quiet cycle, keeping the
+// order of the others.
+func withoutPending(ds []Decision) []Decision {
+	n := 0
+	for _, d := range ds {
+		if _, ok := d.(Pending); !ok {
+			ds[n] = d
+			n++
+		}
+	}
+	clear(ds[n:])
+	return ds[:n]
 }
 
 // evictions asks to evict admitted workloads of HoldAndDrain queues and admitted

@@ -34,6 +34,9 @@ type assignMemo struct {
 	// structVer is Scheduler.structVer when computed: skipUnfit trusts the
 	// parts of res that depend only on quotas and flavors while it holds.
 	structVer uint64
+	// explained is false for a quiet cycle's result, which has no reason or
+	// message: it decides the same, but does not explain.
+	explained bool
 }
 
 // incremental carries what Cycle needs to recognise that the cache it starts
@@ -73,37 +76,31 @@ func (s *Scheduler) stateVersion() uint64 {
 // assign is flavorassigner.Assign for a pending workload of q, reusing the
 // workload's remembered result when nothing it depends on changed.
 func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Result {
+	opts := s.assignOptions(q)
 	if s.opts.DisableIncrementalCycle {
-		return flavorassigner.Assign(s.cache, q, r.info.PodSets, s.assignOptions(q))
+		return flavorassigner.Assign(s.cache, q, r.info.PodSets, opts)
 	}
 	ver := s.stateVersion()
-	if m := r.memo; m != nil && m.ver == ver && m.q == q && m.info == r.info {
+	if m := r.memo; m != nil && m.ver == ver && m.q == q && m.info == r.info && (m.explained || s.quiet) {
 		return m.res
 	}
 	shape := r.shapeOf()
 	if shape != "" {
+		// The shape cache lives for one walk of one cycle, quiet or not.
 		if res, ok := s.shapesFor(q).unfit[shape]; ok {
-			r.memo = &assignMemo{ver: ver, q: q, info: r.info, res: *res, structVer: s.structVer}
+			r.memo = &assignMemo{ver: ver, q: q, info: r.info, res: *res, structVer: s.structVer, explained: !s.quiet}
 			return *res
 		}
 	}
-	if m := r.memo; m != nil && m.q == q && m.info == r.info {
+	opts.Quiet = s.quiet
+	if m := r.memo; m != nil && m.q == q && m.info == r.info && !s.quiet {
 		// It did not fit last time and most likely still does not. On failure
 		// Assign returns its explaining pass's result, which records more but
-		// decides the same as the fast pass; so run only that pass, and the
-		// whole Assign when it does fit after all.
-		opts := s.assignOptions(q)
+		// decides the same as the fast pass; so run only that pass. Should it
+		// fit after all, its result is the fast pass's too, with outcomes.
 		opts.Explain = true
-		if res := flavorassigner.Assign(s.cache, q, r.info.PodSets, opts); !res.Fits {
-			*m = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer}
-			if shape != "" {
-				shared := res
-				s.shapesFor(q).unfit[shape] = &shared
-			}
-			return res
-		}
 	}
-	res := flavorassigner.Assign(s.cache, q, r.info.PodSets, s.assignOptions(q))
+	res := flavorassigner.Assign(s.cache, q, r.info.PodSets, opts)
 	if res.Fits {
 		r.memo = nil
 		return res
@@ -111,7 +108,7 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 	if r.memo == nil {
 		r.memo = &assignMemo{}
 	}
-	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer}
+	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer, explained: !s.quiet}
 	if shape != "" {
 		shared := res
 		s.shapesFor(q).unfit[shape] = &shared

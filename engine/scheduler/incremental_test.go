@@ -23,13 +23,17 @@ import (
 // two must return identical decision lists, Pending included. Cycles come in
 // runs of one to three at the same instant, as drivers settle an instant, so
 // that unchanged caches (and recharged preemption reservations) are exercised.
+//
+// On every third seed the incremental scheduler has QuietCycles: "Cycle
+// return[s] Pending decisions only in the first cycle after WakeAll", and the
+// other cycles "still admit, preempt and evict exactly as they would".
 func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 	steps := 3000
 	if testing.Short() {
 		steps = 500
 	}
 	for seed := uint64(1); seed <= 24; seed++ {
-		fair := seed%5 == 0
+		fair, quiet := seed%5 == 0, seed%3 == 0
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			t.Parallel()
 			g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair}
@@ -39,7 +43,9 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 			}
 			full := opts
 			full.DisableIncrementalCycle = true
-			a, b := New(opts), New(full)
+			inc := opts
+			inc.QuietCycles = quiet
+			a, b := New(inc), New(full)
 			both := func(o op) { o(a); o(b) }
 			for _, f := range propFlavors {
 				rf := MakeFlavor(f).Obj()
@@ -76,6 +82,9 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 					for _, d := range da {
 						if _, ok := d.(Pending); ok {
 							pending++
+							if quiet && !woken {
+								t.Fatalf("step %d: a quiet cycle not after WakeAll returned %v", i, d)
+							}
 						}
 					}
 					for _, p := range preempts(da) {

@@ -36,6 +36,13 @@ type Options struct {
 	// (see incremental.go). Decisions are the same either way; it exists for
 	// tests that prove so and for benchmarks.
 	DisableIncrementalCycle bool
+	// QuietCycles makes Cycle return Pending decisions only in the first
+	// cycle after WakeAll. The other cycles still admit, preempt and evict
+	// exactly as they would, but need not work out why a workload does not
+	// fit, which on a loaded cluster is most of a cycle's time. For a driver
+	// that reads reasons only when it asks for them, as the simulator does at
+	// the end of a run.
+	QuietCycles bool
 }
 
 // Scheduler holds the engine's state. It is not safe for concurrent use.
@@ -109,6 +116,10 @@ type Scheduler struct {
 	preemptions uint64
 	// shapes shares answers between workloads of one shape (see shapes.go).
 	shapes shapeCache
+	// explainNext is set by WakeAll; quiet is true in a cycle that returns
+	// no Pending decisions (Options.QuietCycles).
+	explainNext bool
+	quiet       bool
 }
 
 type localQueue struct {

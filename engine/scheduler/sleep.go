@@ -99,7 +99,13 @@ func (s *Scheduler) wakeAll() {
 // WakeAll makes the next cycle evaluate every pending workload, so that its
 // Pending decisions explain every one of them with the state of that moment.
 // Decisions other than Pending are the same either way.
-func (s *Scheduler) WakeAll() { s.wakeAll() }
+//
+// With Options.QuietCycles, that next cycle is also the one that returns
+// Pending decisions.
+func (s *Scheduler) WakeAll() {
+	s.wakeAll()
+	s.explainNext = true
+}
 
 // wakeByFreedQuota wakes the sleeping queues of every tree whose root has more
 // unused quota in some cell than at the end of the previous cycle, and whose

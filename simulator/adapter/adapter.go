@@ -50,6 +50,9 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration,
 		FairSharing:               opts.FairSharing,
 		AdmissionFairSharing:      opts.AdmissionFairSharing,
+		// The simulator reads reasons only from the cycle after WakeAll,
+		// at the end of a run (Engine.WakeAll).
+		QuietCycles: true,
 	})}, nil
 }
 

@@ -1,0 +1,78 @@
+package flavorassigner
+
+import (
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	. "quokka.dev/quokka/engine/enginetest"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/workload"
+)
+
+// Quiet "skips the explaining pass on failure: Reason, Message and Groups stay
+// empty, while Fits and Preemption are what they would be". And a result
+// computed with Explain decides as the fast pass does, when it fits too: the
+// scheduler admits with either.
+func TestQuietAndExplainDecideAsTheFastPass(t *testing.T) {
+	const gpu = corev1.ResourceName("nvidia.com/gpu")
+	cases := []struct {
+		name    string
+		used    string // GPUs in use in flavor a, by a workload of the same queue
+		request string
+		fits    bool
+		preempt bool
+	}{
+		{name: "fits in the first flavor", used: "0", request: "2", fits: true},
+		{name: "fits in the second flavor", used: "4", request: "2", fits: true},
+		{name: "fits nowhere now, after preemption in a", used: "4", request: "5", preempt: true},
+		{name: "can never fit", used: "0", request: "9"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := quota.New(quota.Options{})
+			for _, f := range []string{"a", "b"} {
+				c.UpsertResourceFlavor(MakeFlavor(f).Obj())
+			}
+			if err := c.UpsertClusterQueue(MakeClusterQueue("cq").Quota("a", gpu, "6").Quota("b", gpu, "2").Obj()); err != nil {
+				t.Fatal(err)
+			}
+			cq, _ := c.ClusterQueue("cq")
+			used := MakeWorkload("ns", "used").Request(gpu, tc.used).Obj()
+			ui, err := workload.FromAPI(used)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Charge(types.NamespacedName{Namespace: "ns", Name: "used"}, "cq",
+				resources.Amounts{{Flavor: "a", Resource: gpu}: ui.PodSets[0].Total[gpu]})
+			wl, err := workload.FromAPI(MakeWorkload("ns", "wl").Request(gpu, tc.request).Obj())
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := Assign(c, cq, wl.PodSets, Options{CanPreempt: true})
+			quiet := Assign(c, cq, wl.PodSets, Options{CanPreempt: true, Quiet: true})
+			explained := Assign(c, cq, wl.PodSets, Options{CanPreempt: true, Explain: true})
+			if base.Fits != tc.fits || (base.Preemption != nil) != tc.preempt {
+				t.Fatalf("fits %v, preemption %v; want %v, %v", base.Fits, base.Preemption, tc.fits, tc.preempt)
+			}
+			for name, r := range map[string]Result{"quiet": quiet, "explained": explained} {
+				if r.Fits != base.Fits || r.Borrowing != base.Borrowing || !reflect.DeepEqual(r.PodSets, base.PodSets) ||
+					!reflect.DeepEqual(r.Usage, base.Usage) || !reflect.DeepEqual(r.Preemption, base.Preemption) {
+					t.Errorf("%s decided %+v, the default %+v", name, r, base)
+				}
+			}
+			if base.Fits {
+				return
+			}
+			if base.Reason == "" || base.Message == "" || len(base.Groups) == 0 {
+				t.Errorf("the default explains a failure; got reason %q, message %q", base.Reason, base.Message)
+			}
+			if quiet.Reason != "" || quiet.Message != "" || quiet.Groups != nil {
+				t.Errorf("quiet explained: reason %q, message %q, groups %v", quiet.Reason, quiet.Message, quiet.Groups)
+			}
+		})
+	}
+}
