@@ -165,6 +165,7 @@ func (s *Scheduler) lookupPriority(ref kueue.PriorityClassRef) (int32, bool) {
 // Class changes are rare, so a scan is acceptable; only changed workloads move.
 func (s *Scheduler) repriorize() {
 	s.wakeAll()
+	clear(s.admittedSorted)
 	for _, r := range s.workloads {
 		if r.info.Priority != nil || r.info.PriorityClass == nil {
 			continue

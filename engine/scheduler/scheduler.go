@@ -65,7 +65,9 @@ type Scheduler struct {
 	// assumed); deactivated holds those of them with spec.active=false.
 	admittedByCQ map[string]map[types.NamespacedName]*record
 	admittedByLQ map[types.NamespacedName]map[types.NamespacedName]*record
-	deactivated  map[types.NamespacedName]*record
+	// admittedSorted caches admittedByCQ's lists by priority (byPriority).
+	admittedSorted map[string][]*record
+	deactivated    map[types.NamespacedName]*record
 	// lists holds the ordered pending workloads per ClusterQueue name.
 	lists map[string]*pendingList
 	gen   uint64
@@ -178,23 +180,24 @@ func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state =
 // New returns an empty scheduler.
 func New(opts Options) *Scheduler {
 	return &Scheduler{
-		opts:         opts,
-		cache:        quota.New(quota.Options{DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration}),
-		namespaces:   map[string]labels.Set{},
-		localQueues:  map[types.NamespacedName]*localQueue{},
-		lqsByCQ:      map[string]map[types.NamespacedName]*localQueue{},
-		wpc:          map[string]int32{},
-		pc:           map[string]int32{},
-		workloads:    map[types.NamespacedName]*record{},
-		pendingByLQ:  map[types.NamespacedName]map[types.NamespacedName]*record{},
-		admittedByCQ: map[string]map[types.NamespacedName]*record{},
-		admittedByLQ: map[types.NamespacedName]map[types.NamespacedName]*record{},
-		deactivated:  map[types.NamespacedName]*record{},
-		lists:        map[string]*pendingList{},
-		preempting:   map[types.NamespacedName]*inflight{},
-		ready:        map[string][]types.NamespacedName{},
-		nodeVer:      map[quota.FairNode]uint64{},
-		nodeIDs:      map[quota.FairNode]int{},
+		opts:           opts,
+		cache:          quota.New(quota.Options{DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration}),
+		namespaces:     map[string]labels.Set{},
+		localQueues:    map[types.NamespacedName]*localQueue{},
+		lqsByCQ:        map[string]map[types.NamespacedName]*localQueue{},
+		wpc:            map[string]int32{},
+		pc:             map[string]int32{},
+		workloads:      map[types.NamespacedName]*record{},
+		pendingByLQ:    map[types.NamespacedName]map[types.NamespacedName]*record{},
+		admittedByCQ:   map[string]map[types.NamespacedName]*record{},
+		admittedSorted: map[string][]*record{},
+		admittedByLQ:   map[types.NamespacedName]map[types.NamespacedName]*record{},
+		deactivated:    map[types.NamespacedName]*record{},
+		lists:          map[string]*pendingList{},
+		preempting:     map[types.NamespacedName]*inflight{},
+		ready:          map[string][]types.NamespacedName{},
+		nodeVer:        map[quota.FairNode]uint64{},
+		nodeIDs:        map[quota.FairNode]int{},
 
 		failedPreemption: map[string]failedSearch{},
 		victimOf:         map[types.NamespacedName]types.NamespacedName{},

@@ -141,6 +141,7 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 	cq := r.admission.ClusterQueue
 	s.wake(cq)
 	addIndex(s.admittedByCQ, cq, r)
+	delete(s.admittedSorted, cq)
 	addIndex(s.admittedByLQ, r.lq, r)
 	if !r.info.Active {
 		s.deactivated[r.info.Key] = r
@@ -162,6 +163,7 @@ func (s *Scheduler) detach(r *record) {
 		key := r.info.Key
 		s.wake(r.admission.ClusterQueue)
 		delIndex(s.admittedByCQ, r.admission.ClusterQueue, key)
+		delete(s.admittedSorted, r.admission.ClusterQueue)
 		delIndex(s.admittedByLQ, r.lq, key)
 		delete(s.deactivated, key)
 	}
