@@ -38,7 +38,27 @@ func chain(q *ClusterQueue, buf []*node) []*node {
 // available(root) = subtreeQuota - usage and, for every node below, its unused
 // guaranteed share plus what it may still take from its parent, capped by its
 // borrowingLimit.
+//
+// A queue's cells are asked for again and again at one state of the cache (by
+// the flavor assigner, for every workload of a walk, and by the scheduler's
+// checks), and each answer walks the chain: so the queue remembers its answers
+// for the cache's current Version, which identifies the content.
 func (c *Cache) Available(q *ClusterQueue, fr resources.FlavorResource) Availability {
+	if q.availVer != c.version || q.avail == nil {
+		if q.avail == nil {
+			q.avail = map[resources.FlavorResource]Availability{}
+		}
+		clear(q.avail)
+		q.availVer = c.version
+	} else if a, ok := q.avail[fr]; ok {
+		return a
+	}
+	a := c.available(q, fr)
+	q.avail[fr] = a
+	return a
+}
+
+func (c *Cache) available(q *ClusterQueue, fr resources.FlavorResource) Availability {
 	var buf [8]*node
 	nodes := chain(q, buf[:])
 	if nodes == nil {
@@ -48,12 +68,18 @@ func (c *Cache) Available(q *ClusterQueue, fr resources.FlavorResource) Availabi
 	res := Availability{Available: root.subtree[fr] - root.usage[fr]}
 	for i := len(nodes) - 2; i >= 0; i-- {
 		n := nodes[i]
-		g := n.guaranteed(fr)
-		local := max(0, g-n.usage[fr])
+		q, defined := n.quotas[fr]
+		var g int64 // n.guaranteed(fr), with one lookup of the quota for both
+		if defined && q.LendingLimit != resources.Unlimited {
+			g = max(0, n.subtree[fr]-q.LendingLimit)
+		}
+		used := n.usage[fr]
+		local := max(0, g-used)
 		fromParent := res.Available
-		if bl := n.borrowingLimit(fr); bl != resources.Unlimited {
+		if defined && q.BorrowingLimit != resources.Unlimited {
+			bl := q.BorrowingLimit
 			storedInParent := n.subtree[fr] - g
-			usedInParent := max(0, n.usage[fr]-g)
+			usedInParent := max(0, used-g)
 			capped := resources.Add(storedInParent-usedInParent, bl)
 			if capped < fromParent {
 				fromParent = capped
