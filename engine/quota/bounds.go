@@ -26,6 +26,17 @@ func (c *Cache) TreeFree(q *ClusterQueue, free resources.Amounts) (root string, 
 	return r.name, true
 }
 
+// TreeRoot returns the name of the root of q's Cohort tree, as TreeFree does,
+// without reading its quota.
+func (c *Cache) TreeRoot(q *ClusterQueue) (root string, ok bool) {
+	var buf [8]*node
+	nodes := chain(q, buf[:])
+	if len(nodes) < 2 {
+		return "", false
+	}
+	return nodes[len(nodes)-1].name, true
+}
+
 // BoundedByTreeFree reports whether Available(q, fr) <= TreeFree(q)[fr] holds
 // for every cell: true when q is in a Cohort tree without cycles and neither q
 // nor any Cohort between it and the root has a lendingLimit, so that no node

@@ -70,8 +70,9 @@ type sleepState struct {
 	// wake, and free the root's unused quota when last looked at.
 	byRoot map[string]map[string]*sleeper
 	free   map[string]resources.Amounts
-	// scratch is reused for TreeFree.
+	// scratch is reused for TreeFree, and best for bestOf.
 	scratch resources.Amounts
+	best    []need
 	// victimsAtStart are the victims in flight when the cycle began.
 	victimsAtStart map[types.NamespacedName]struct{}
 }
@@ -133,8 +134,9 @@ func (s *Scheduler) wakeByFreedQuota() {
 		if !grew {
 			continue
 		}
+		best := st.bestOf(st.scratch)
 		for name, sl := range set {
-			if sl.mayFit(st.scratch) {
+			if sl.mayFit(best) {
 				s.wake(name)
 				delete(set, name)
 			}
@@ -233,17 +235,29 @@ func anySleeper(set map[string]*sleeper) *sleeper {
 	return nil
 }
 
-// mayFit is false when some resource that all of the queue's unfit workloads
-// need is short of their smallest need in every flavor at the root.
-func (sl *sleeper) mayFit(free resources.Amounts) bool {
-	for _, n := range sl.needs {
-		best := int64(-1 << 63)
-		for fr, v := range free {
-			if fr.Resource == n.resource && v > best {
-				best = v
-			}
+// bestOf lists, per resource, the most that any flavor has of it in free,
+// in the state's reused buffer: the bound mayFit compares needs with, worked
+// out once for all of a tree's sleepers.
+func (st *sleepState) bestOf(free resources.Amounts) []need {
+	st.best = st.best[:0]
+	for fr, v := range free {
+		i := slices.IndexFunc(st.best, func(n need) bool { return n.resource == fr.Resource })
+		if i < 0 {
+			st.best = append(st.best, need{resource: fr.Resource, amount: v})
+		} else {
+			st.best[i].amount = max(st.best[i].amount, v)
 		}
-		if best < n.amount {
+	}
+	return st.best
+}
+
+// mayFit is false when some resource that all of the queue's unfit workloads
+// need is short of their smallest need in every flavor at the root; best is
+// bestOf the root's unused quota.
+func (sl *sleeper) mayFit(best []need) bool {
+	for _, n := range sl.needs {
+		i := slices.IndexFunc(best, func(b need) bool { return b.resource == n.resource })
+		if i < 0 || best[i].amount < n.amount {
 			return false
 		}
 	}
@@ -318,7 +332,7 @@ func (s *Scheduler) settleSleep(q *quota.ClusterQueue, o *runOutcome) {
 		s.wake(name)
 		return
 	}
-	root, ok := s.cache.TreeFree(q, s.sleep.scratch)
+	root, ok := s.cache.TreeRoot(q)
 	if !ok || s.strategies != nil {
 		s.wake(name)
 		return
@@ -441,8 +455,9 @@ func (w *cycleWaker) preempted(after string) {
 	if grew, ok := s.freedSinceSnapshot(sl, w.root); !ok || !grew {
 		return
 	}
+	best := st.bestOf(st.scratch)
 	for name, sl := range set {
-		if name <= after || !sl.mayFit(st.scratch) {
+		if name <= after || !sl.mayFit(best) {
 			continue
 		}
 		if l, ok := s.lists[name]; !ok || len(l.sorted) == 0 {
