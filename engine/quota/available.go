@@ -41,33 +41,35 @@ func chain(q *ClusterQueue, buf []*node) []*node {
 //
 // A queue's cells are asked for again and again at one state of the cache (by
 // the flavor assigner, for every workload of a walk, and by the scheduler's
-// checks), and each answer walks the chain: so the queue remembers its answers
-// for the cache's current Version, which identifies the content.
+// checks), and a Cohort's share of them for every queue below it. So every
+// node remembers its answers for the cache's current Version, which identifies
+// the content: a queue's answer then costs its own step of the chain only.
 func (c *Cache) Available(q *ClusterQueue, fr resources.FlavorResource) Availability {
-	if q.availVer != c.version || q.avail == nil {
-		if q.avail == nil {
-			q.avail = map[resources.FlavorResource]Availability{}
-		}
-		clear(q.avail)
-		q.availVer = c.version
-	} else if a, ok := q.avail[fr]; ok {
+	if a, ok := q.remembered(c.version, fr); ok {
 		return a
 	}
-	a := c.available(q, fr)
-	q.avail[fr] = a
-	return a
-}
-
-func (c *Cache) available(q *ClusterQueue, fr resources.FlavorResource) Availability {
 	var buf [8]*node
 	nodes := chain(q, buf[:])
 	if nodes == nil {
 		return Availability{}
 	}
-	root := nodes[len(nodes)-1]
-	res := Availability{Available: root.subtree[fr] - root.usage[fr]}
-	for i := len(nodes) - 2; i >= 0; i-- {
-		n := nodes[i]
+	return c.availableAt(nodes, 0, fr)
+}
+
+// availableAt is the availability of nodes[i] (nodes[0] is the queue, the
+// last the root): what the root has unused, then, step by step down, each
+// node's unused guaranteed share plus what its parent can give it, capped by
+// its borrowingLimit.
+func (c *Cache) availableAt(nodes []*node, i int, fr resources.FlavorResource) Availability {
+	n := nodes[i]
+	if a, ok := n.remembered(c.version, fr); ok {
+		return a
+	}
+	var res Availability
+	if i == len(nodes)-1 {
+		res.Available = n.subtree[fr] - n.usage[fr]
+	} else {
+		res = c.availableAt(nodes, i+1, fr)
 		q, defined := n.quotas[fr]
 		var g int64 // n.guaranteed(fr), with one lookup of the quota for both
 		if defined && q.LendingLimit != resources.Unlimited {
@@ -77,10 +79,9 @@ func (c *Cache) available(q *ClusterQueue, fr resources.FlavorResource) Availabi
 		local := max(0, g-used)
 		fromParent := res.Available
 		if defined && q.BorrowingLimit != resources.Unlimited {
-			bl := q.BorrowingLimit
 			storedInParent := n.subtree[fr] - g
 			usedInParent := max(0, used-g)
-			capped := resources.Add(storedInParent-usedInParent, bl)
+			capped := resources.Add(storedInParent-usedInParent, q.BorrowingLimit)
 			if capped < fromParent {
 				fromParent = capped
 				res.LimitedBy = n.name
@@ -89,7 +90,32 @@ func (c *Cache) available(q *ClusterQueue, fr resources.FlavorResource) Availabi
 		}
 		res.Available = local + fromParent
 	}
+	n.remember(c.version, fr, res)
 	return res
+}
+
+// remembered returns the node's answer for fr if it was given at version ver.
+func (n *node) remembered(ver uint64, fr resources.FlavorResource) (Availability, bool) {
+	if e, ok := n.avail[fr]; ok && e.ver == ver {
+		return e.Availability, true
+	}
+	return Availability{}, false
+}
+
+// remember keeps the answer for fr at version ver. Answers are tagged rather
+// than cleared when the version moves: a node has few cells, and clearing
+// its map on every change of usage cost more than it saved.
+func (n *node) remember(ver uint64, fr resources.FlavorResource, a Availability) {
+	if n.avail == nil {
+		n.avail = map[resources.FlavorResource]versioned{}
+	}
+	n.avail[fr] = versioned{ver: ver, Availability: a}
+}
+
+// versioned is an availability answer and the cache version it holds for.
+type versioned struct {
+	ver uint64
+	Availability
 }
 
 // PotentialAvailable is what the queue could use of a cell if nothing else were

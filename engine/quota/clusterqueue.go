@@ -40,10 +40,6 @@ type ClusterQueue struct {
 	weight int64
 
 	tq *hierarchy.Queue[*ClusterQueue, *Cohort]
-
-	// avail remembers Available's answers at cache version availVer.
-	avail    map[resources.FlavorResource]Availability
-	availVer uint64
 }
 
 // Name is the ClusterQueue's name.

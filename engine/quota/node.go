@@ -8,6 +8,9 @@ type node struct {
 	quotas  map[resources.FlavorResource]Quota
 	subtree resources.Amounts
 	usage   resources.Amounts
+	// avail remembers availability answers with the cache version they hold
+	// for (see Cache.Available).
+	avail map[resources.FlavorResource]versioned
 }
 
 func newNode(name string) node {
