@@ -228,6 +228,7 @@ func (s *Scheduler) namespaceSelected(q *quota.ClusterQueue, ns string) bool {
 // admit charges the assignment and returns the decision.
 func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.Result) Decision {
 	s.detach(r)
+	r.memo = nil
 	r.admission = &workload.Admission{ClusterQueue: q.Name(), PodSets: res.PodSets, Usage: res.Usage}
 	r.borrowing = res.Borrowing
 	r.admittedAt = s.now

@@ -102,7 +102,9 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 	}
 	res := flavorassigner.Assign(s.cache, q, r.info.PodSets, opts)
 	if res.Fits {
-		r.memo = nil
+		// The memo of its last failure stays: its version is past, so it is
+		// never returned again, but skipUnfit and lostForGood read the
+		// parts of it that depend on the structure only.
 		return res
 	}
 	if r.memo == nil {

@@ -101,7 +101,7 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 			if pending == 0 || preempted == 0 {
 				t.Fatalf("the stream must leave workloads pending and preempt: %d pending decisions, %d preemptions", pending, preempted)
 			}
-			t.Logf("%d steps, %d cycles, %d pending decisions, %d preemptions", steps, cycles, pending, preempted)
+			t.Logf("%d steps, %d cycles, %d pending decisions, %d preemptions, %d heads lost for good", steps, cycles, pending, preempted, a.lost)
 		})
 	}
 }

@@ -122,6 +122,8 @@ type Scheduler struct {
 	// no Pending decisions (Options.QuietCycles).
 	explainNext bool
 	quiet       bool
+	// lost counts the heads lostForGood spared an evaluation, for tests.
+	lost uint64
 }
 
 type localQueue struct {

@@ -75,11 +75,15 @@ type sleepState struct {
 	best    []need
 	// victimsAtStart are the victims in flight when the cycle began.
 	victimsAtStart map[types.NamespacedName]struct{}
+	// freed holds the queues this cycle walks only because freed quota woke
+	// them, with their sleepers (see lost.go).
+	freed map[string]*sleeper
 }
 
 func newSleepState() sleepState {
 	return sleepState{all: true, awake: map[string]struct{}{}, byRoot: map[string]map[string]*sleeper{},
-		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}, victimsAtStart: map[types.NamespacedName]struct{}{}}
+		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}, victimsAtStart: map[types.NamespacedName]struct{}{},
+		freed: map[string]*sleeper{}}
 }
 
 // wake makes the next cycle walk the queue.
@@ -137,6 +141,9 @@ func (s *Scheduler) wakeByFreedQuota() {
 		best := st.bestOf(st.scratch)
 		for name, sl := range set {
 			if sl.mayFit(best) {
+				if _, awake := st.awake[name]; !awake {
+					st.freed[name] = sl
+				}
 				s.wake(name)
 				delete(set, name)
 			}
@@ -366,6 +373,7 @@ func (s *Scheduler) hasInflight(cq string) bool {
 func (s *Scheduler) queuesToWalk() []string {
 	st := &s.sleep
 	clear(st.victimsAtStart)
+	clear(st.freed)
 	for v := range s.victimOf {
 		st.victimsAtStart[v] = struct{}{}
 	}

@@ -19,6 +19,9 @@ type run struct {
 	byLQ *lqRuns
 	// outcome is what the walk learned, for whether the queue sleeps.
 	outcome runOutcome
+	// slept is set when the queue went back to sleep as it was, its head
+	// lost for good (see lostForGood).
+	slept bool
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -69,6 +72,10 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	}
 	for h.Len() > 0 {
 		hd := h.pop()
+		if hd.ver != ver && s.lostForGood(hd) {
+			hd.run.slept = true
+			continue
+		}
 		if hd.ver != ver {
 			res := s.assign(hd.run.q, hd.r)
 			hd.ver = ver
@@ -90,7 +97,9 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		out = s.pushNext(hd.run, h, ver, out)
 	}
 	for _, rn := range runs {
-		s.settleSleep(rn.q, &rn.outcome)
+		if !rn.slept {
+			s.settleSleep(rn.q, &rn.outcome)
+		}
 	}
 	return out
 }
