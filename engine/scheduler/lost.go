@@ -60,6 +60,28 @@ func (s *Scheduler) hopelessThroughout(q *quota.ClusterQueue, l *pendingList) bo
 			return false
 		}
 	}
+	// The rest depends on the queue's pending and admitted workloads and the
+	// structure only: it is remembered until the queue is woken (wake marks
+	// every change of those) or the structure changes.
+	gen := s.sleep.gen[name]
+	if m, ok := s.hopelessMemo[name]; ok && m.gen == gen && m.structVer == s.structVer {
+		return m.ok
+	}
+	ok := s.workloadsHopeless(q, l)
+	s.hopelessMemo[name] = hopelessAnswer{gen: gen, structVer: s.structVer, ok: ok}
+	return ok
+}
+
+// hopelessAnswer is hopelessThroughout's remembered answer for a queue.
+type hopelessAnswer struct {
+	gen, structVer uint64
+	ok             bool
+}
+
+// workloadsHopeless is hopelessThroughout's condition on each pending
+// workload.
+func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) bool {
+	name := q.Name()
 	canPreempt := s.canPreempt(q)
 	pol := q.Preemption.WithinClusterQueue
 	var lowest *record

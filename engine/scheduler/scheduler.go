@@ -122,8 +122,10 @@ type Scheduler struct {
 	// no Pending decisions (Options.QuietCycles).
 	explainNext bool
 	quiet       bool
-	// lost counts the heads lostForGood spared an evaluation, for tests.
-	lost uint64
+	// lost counts the heads lostForGood spared an evaluation, for tests, and
+	// hopelessMemo remembers hopelessThroughout's answers.
+	lost         uint64
+	hopelessMemo map[string]hopelessAnswer
 }
 
 type localQueue struct {
@@ -193,6 +195,7 @@ func New(opts Options) *Scheduler {
 		pendingByLQ:    map[types.NamespacedName]map[types.NamespacedName]*record{},
 		admittedByCQ:   map[string]map[types.NamespacedName]*record{},
 		admittedSorted: map[string][]*record{},
+		hopelessMemo:   map[string]hopelessAnswer{},
 		admittedByLQ:   map[types.NamespacedName]map[types.NamespacedName]*record{},
 		deactivated:    map[types.NamespacedName]*record{},
 		lists:          map[string]*pendingList{},

@@ -78,12 +78,15 @@ type sleepState struct {
 	// freed holds the queues this cycle walks only because freed quota woke
 	// them, with their sleepers (see lost.go).
 	freed map[string]*sleeper
+	// gen counts, per queue, the calls to wake: every change of its pending
+	// or admitted workloads makes one.
+	gen map[string]uint64
 }
 
 func newSleepState() sleepState {
 	return sleepState{all: true, awake: map[string]struct{}{}, byRoot: map[string]map[string]*sleeper{},
 		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}, victimsAtStart: map[types.NamespacedName]struct{}{},
-		freed: map[string]*sleeper{}}
+		freed: map[string]*sleeper{}, gen: map[string]uint64{}}
 }
 
 // wake makes the next cycle walk the queue.
@@ -92,6 +95,7 @@ func (s *Scheduler) wake(cq string) {
 		return
 	}
 	s.sleep.awake[cq] = struct{}{}
+	s.sleep.gen[cq]++
 }
 
 // wakeAll makes the next cycle walk every queue: after a change of structure,
@@ -144,7 +148,7 @@ func (s *Scheduler) wakeByFreedQuota() {
 				if _, awake := st.awake[name]; !awake {
 					st.freed[name] = sl
 				}
-				s.wake(name)
+				st.awake[name] = struct{}{} // not wake: nothing of its own changed
 				delete(set, name)
 			}
 		}
