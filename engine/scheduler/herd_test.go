@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,11 +88,7 @@ func herd(t *testing.T, seed uint64, steps int) (lost, preemptions uint64) {
 				Request(gpu, fmt.Sprint(g)).Request("cpu", fmt.Sprint(12*g)).Obj()
 			both(func(s *Scheduler) { _ = s.UpsertWorkload(wl.DeepCopy()) })
 		case x < 7 && len(held) > 0:
-			keys := make([]types.NamespacedName, 0, len(held))
-			for k := range held {
-				keys = append(keys, k)
-			}
-			slices.SortFunc(keys, func(x, y types.NamespacedName) int { return cmpKeys(x, y) })
+			keys := sortedLQKeys(held)
 			k := keys[rnd.IntN(len(keys))]
 			delete(held, k)
 			both(func(s *Scheduler) { s.FinishWorkload(k) })
@@ -122,20 +117,4 @@ func herd(t *testing.T, seed uint64, steps int) (lost, preemptions uint64) {
 		}
 	}
 	return a.lost, preemptions
-}
-
-func cmpKeys(x, y types.NamespacedName) int {
-	if x.Namespace != y.Namespace {
-		if x.Namespace < y.Namespace {
-			return -1
-		}
-		return 1
-	}
-	switch {
-	case x.Name < y.Name:
-		return -1
-	case x.Name > y.Name:
-		return 1
-	}
-	return 0
 }
