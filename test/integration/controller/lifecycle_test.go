@@ -100,7 +100,15 @@ func TestUnroutableWorkloadsStayPending(t *testing.T) {
 	waitPending(t, ns, "no-lq", scheduler.ReasonLocalQueueNotFound)
 	waitPending(t, other, "not-selected", scheduler.ReasonNamespaceNotSelected)
 	// The reason is written once, not every cycle: the object stays unchanged
-	// while other workloads keep the loop cycling.
+	// while other workloads keep the loop cycling. The workload reconciler
+	// adds its finalizer on its own schedule (a conflict with the reason's
+	// write retries later), so the object is looked at once it has it.
+	eventually(t, 10*time.Second, func() string {
+		if !controllerutil.ContainsFinalizer(getWL(t, ns, "no-lq"), core.Finalizer) {
+			return "no-lq lacks the finalizer"
+		}
+		return ""
+	})
 	rv := getWL(t, ns, "no-lq").ResourceVersion
 	for i := range 5 {
 		create(t, makeWL(ns, fmt.Sprintf("churn-%d", i), "q", "cpu", "1"))
