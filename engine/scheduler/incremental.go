@@ -22,7 +22,10 @@ import (
 // return the identical result is skipped.
 //
 // Results that fit are not remembered: the workload is admitted (and the
-// cache changes) or its head is evaluated again after an admission anyway.
+// cache changes) or its head is evaluated again after an admission anyway. A
+// fit leaves the memo of the last failure in place, whose version is past and
+// never comes back; skipUnfit and lostForGood read only its parts that depend
+// on the structure (the flavor preemption would target).
 
 // assignMemo is the last assignment of a pending workload that did not fit,
 // and what it was computed from.
