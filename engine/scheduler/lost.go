@@ -47,6 +47,8 @@ import (
 // Only quiet cycles drop heads so: the dropped queue's workloads get no
 // Pending decision, and its sleeper keeps needs from an earlier walk.
 
+// hopelessThroughout tells whether none of q's pending workloads can preempt
+// now, by the conditions above.
 func (s *Scheduler) hopelessThroughout(q *quota.ClusterQueue, l *pendingList) bool {
 	name := q.Name()
 	if len(l.sorted) == 0 || s.usesAFS(q) || s.hasInflight(name) || s.rulesOf(q) != nil {
