@@ -18,35 +18,43 @@ import (
 // queues that may borrow without limit, jobs whose CPU follows their GPUs,
 // three priorities, jobs arriving and finishing, and no change of structure,
 // so that queues sleep and freed quota wakes a herd of them. A quiet
-// incremental scheduler, which drops heads that lost for good (lost.go),
-// "still admit[s], preempt[s] and evict[s] exactly as" one that evaluates
-// everything: the same decisions but Pending every cycle, and after WakeAll
-// the same decisions, Pending included.
+// incremental scheduler, which drops heads that lost for good (lost.go) and
+// defers the walks of woken queues (deferred.go), "still admit[s], preempt[s]
+// and evict[s] exactly as" one that evaluates everything: the same decisions
+// but Pending every cycle, and after WakeAll the same decisions, Pending
+// included. The streams must take every path of deferred.go: placeholders,
+// walks with the admissions since released, and dropped queues brought back
+// before a preemption.
 func TestQuietHerdDecidesAsFullCycle(t *testing.T) {
 	steps := 2500
 	if testing.Short() {
 		steps = 800
 	}
-	var lost, preemptions atomic.Uint64
+	var lost, preemptions, deferrals, rewalks, revivals atomic.Uint64
 	t.Run("seeds", func(t *testing.T) {
 		for seed := uint64(1); seed <= 12; seed++ {
 			t.Run(fmt.Sprint(seed), func(t *testing.T) {
 				t.Parallel()
-				l, p := herd(t, seed, steps)
-				lost.Add(l)
+				s, p := herd(t, seed, steps)
+				lost.Add(s.lost)
+				deferrals.Add(s.deferrals)
+				rewalks.Add(s.rewalks)
+				revivals.Add(s.revivals)
 				preemptions.Add(p)
 			})
 		}
 	})
-	if lost.Load() == 0 || preemptions.Load() == 0 {
-		t.Fatalf("the streams must make herds and preempt: %d heads lost for good, %d preemptions", lost.Load(), preemptions.Load())
+	counts := fmt.Sprintf("%d heads lost for good, %d preemptions, %d walks deferred, %d walked with admissions released, %d dropped queues brought back",
+		lost.Load(), preemptions.Load(), deferrals.Load(), rewalks.Load(), revivals.Load())
+	if lost.Load() == 0 || preemptions.Load() == 0 || deferrals.Load() == 0 || rewalks.Load() == 0 || revivals.Load() == 0 {
+		t.Fatalf("the streams must make herds, preempt and take every path of deferred.go: %s", counts)
 	}
-	t.Logf("%d heads lost for good, %d preemptions", lost.Load(), preemptions.Load())
+	t.Log(counts)
 }
 
-// herd runs one seed's stream and returns the heads the quiet scheduler
-// dropped and the preemptions made.
-func herd(t *testing.T, seed uint64, steps int) (lost, preemptions uint64) {
+// herd runs one seed's stream and returns the quiet scheduler, for its
+// counters, and the preemptions made.
+func herd(t *testing.T, seed uint64, steps int) (quiet *Scheduler, preemptions uint64) {
 	rnd := rand.New(rand.NewPCG(seed, 11))
 	a, b := New(Options{QuietCycles: true}), New(Options{DisableIncrementalCycle: true})
 	both := func(f func(s *Scheduler)) { f(a); f(b) }
@@ -116,5 +124,5 @@ func herd(t *testing.T, seed uint64, steps int) (lost, preemptions uint64) {
 			}
 		}
 	}
-	return a.lost, preemptions
+	return a, preemptions
 }

@@ -46,6 +46,8 @@ import (
 //
 // Only quiet cycles drop heads so: the dropped queue's workloads get no
 // Pending decision, and its sleeper keeps needs from an earlier walk.
+//
+// The same test also spares such a queue its first walk: see deferred.go.
 
 // hopelessThroughout tells whether none of q's pending workloads can preempt
 // now, by the conditions above.
@@ -69,20 +71,24 @@ func (s *Scheduler) hopelessThroughout(q *quota.ClusterQueue, l *pendingList) bo
 	if m, ok := s.hopelessMemo[name]; ok && m.gen == gen && m.structVer == s.structVer {
 		return m.ok
 	}
-	ok := s.workloadsHopeless(q, l)
-	s.hopelessMemo[name] = hopelessAnswer{gen: gen, structVer: s.structVer, ok: ok}
+	ok, borrows := s.workloadsHopeless(q, l)
+	s.hopelessMemo[name] = hopelessAnswer{gen: gen, structVer: s.structVer, ok: ok, borrows: borrows}
 	return ok
 }
 
-// hopelessAnswer is hopelessThroughout's remembered answer for a queue.
+// hopelessAnswer is hopelessThroughout's remembered answer for a queue, and,
+// when ok, whether each of its workloads would borrow whatever flavor it got
+// (see deferred.go).
 type hopelessAnswer struct {
 	gen, structVer uint64
-	ok             bool
+	ok, borrows    bool
 }
 
 // workloadsHopeless is hopelessThroughout's condition on each pending
-// workload.
-func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) bool {
+// workload; borrows tells whether each would take q above nominal quota in
+// every flavor of its group. Both depend on q's usage, which only changes
+// with its admitted workloads.
+func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) (ok, borrows bool) {
 	name := q.Name()
 	canPreempt := s.canPreempt(q)
 	pol := q.Preemption.WithinClusterQueue
@@ -90,6 +96,7 @@ func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) boo
 	if adm := s.byPriority(name); len(adm) > 0 {
 		lowest = adm[0]
 	}
+	borrows = true
 	for _, e := range l.sorted {
 		r := e.r
 		if !e.valid() {
@@ -97,39 +104,41 @@ func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) boo
 		}
 		m := r.memo
 		if m == nil || m.q != q || m.info != r.info || m.structVer != s.structVer || m.res.Fits || len(r.info.PodSets) != 1 {
-			return false
+			return false, false
 		}
 		group := -1
 		for res := range r.info.PodSets[0].Total {
 			g := q.GroupOf(res)
 			if g < 0 || (group >= 0 && g != group) {
-				return false
+				return false, false
 			}
 			group = g
 		}
+		borrows = borrows && group >= 0 && borrowsEverywhere(q, group, &r.info.PodSets[0])
 		if m.res.Preemption == nil || !canPreempt {
 			continue
 		}
 		if pol != kueue.PreemptionPolicyNever && lowest != nil &&
 			(lowest.priority < r.priority || (lowest.priority == r.priority && pol == kueue.PreemptionPolicyLowerOrNewerEqualPriority)) {
-			return false
+			return false, false
 		}
 		for fr, v := range m.res.Preemption.Usage {
 			if q.Usage(fr)+v <= q.Nominal(fr) {
-				return false
+				return false, false
 			}
 		}
 	}
-	return true
+	return true, borrows
 }
 
-// lostForGood tells whether hd, stale at the top of the heap, can be dropped
-// with its queue as explained above, and if so puts the queue back to sleep.
-func (s *Scheduler) lostForGood(hd *head) bool {
-	if !s.quiet || s.opts.DisableIncrementalCycle || hd.run.byLQ != nil {
+// lostForGood tells whether the queue of rn, whose head is stale at the top
+// of the heap, can be dropped as explained above, and if so puts the queue
+// back to sleep.
+func (s *Scheduler) lostForGood(rn *run) bool {
+	if !s.quiet || s.opts.DisableIncrementalCycle || rn.byLQ != nil {
 		return false
 	}
-	q := hd.run.q
+	q := rn.q
 	name := q.Name()
 	sl, woken := s.sleep.freed[name]
 	if !woken {
@@ -137,10 +146,13 @@ func (s *Scheduler) lostForGood(hd *head) bool {
 	}
 	st := &s.sleep
 	root, ok := s.cache.TreeRoot(q)
-	if !ok || !s.treeFree(q, root, st.scratch, nil) || sl.mayFit(st.bestOf(st.scratch)) {
+	if !ok {
 		return false
 	}
-	if !s.hopelessThroughout(q, hd.run.list) {
+	if best, ok := s.rootBound(q, root); !ok || sl.mayFit(best) {
+		return false
+	}
+	if !s.hopelessThroughout(q, rn.list) {
 		return false
 	}
 	set, ok := st.byRoot[root]

@@ -47,6 +47,7 @@ func (s *Scheduler) settlePreemptions() {
 				live = append(live, v)
 			} else {
 				delete(s.victimOf, v)
+				s.victimsVer++
 			}
 		}
 		in.victims = live
@@ -90,6 +91,7 @@ func (s *Scheduler) dropPreemption(key types.NamespacedName) {
 	for _, v := range in.victims {
 		if s.victimOf[v] == key {
 			delete(s.victimOf, v)
+			s.victimsVer++
 		}
 		if vr, ok := s.workloads[v]; ok && vr.holdsQuota() {
 			s.wake(vr.admission.ClusterQueue)
@@ -202,6 +204,8 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		}
 		return out, false, scope, own
 	}
+	// Deferred walks must see the state as it was before the preemption.
+	s.settleDeferred()
 	d := Preempt{Preemptor: r.info.Key, PreemptorClusterQueue: q.Name()}
 	in := &inflight{cq: q.Name(), usage: res.Preemption.Usage.Clone()}
 	for _, t := range targets {
@@ -210,6 +214,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		in.victims = append(in.victims, t.Key)
 		s.victimOf[t.Key] = r.info.Key
 	}
+	s.victimsVer++
 	s.preempting[r.info.Key] = in
 	s.preemptions++
 	s.chargePhantom(r.info.Key, in)

@@ -126,6 +126,14 @@ type Scheduler struct {
 	// hopelessMemo remembers hopelessThroughout's answers.
 	lost         uint64
 	hopelessMemo map[string]hopelessAnswer
+	// dfr is the deferral state of the tree being scheduled, nil when its
+	// walks cannot be deferred, and dfrBuf its reused storage; deferrals,
+	// rewalks and revivals count what deferred.go did, for tests.
+	// victimsVer counts changes of victimOf, for rootBound.
+	victimsVer                   uint64
+	dfr                          *deferral
+	dfrBuf                       deferral
+	deferrals, rewalks, revivals uint64
 }
 
 type localQueue struct {

@@ -70,9 +70,11 @@ type sleepState struct {
 	// wake, and free the root's unused quota when last looked at.
 	byRoot map[string]map[string]*sleeper
 	free   map[string]resources.Amounts
-	// scratch is reused for TreeFree, and best for bestOf.
+	// scratch is reused for TreeFree, and best for bestOf; bound tells
+	// which tree and state they hold rootBound's answer for.
 	scratch resources.Amounts
 	best    []need
+	bound   boundKey
 	// victimsAtStart are the victims in flight when the cycle began.
 	victimsAtStart map[types.NamespacedName]struct{}
 	// freed holds the queues this cycle walks only because freed quota woke
@@ -142,7 +144,7 @@ func (s *Scheduler) wakeByFreedQuota() {
 		if !grew {
 			continue
 		}
-		best := st.bestOf(st.scratch)
+		best := st.best
 		for name, sl := range set {
 			if sl.mayFit(best) {
 				if _, awake := st.awake[name]; !awake {
@@ -207,6 +209,33 @@ func (s *Scheduler) treeFree(q *quota.ClusterQueue, root string, free resources.
 	return true
 }
 
+// boundKey identifies the state a tree's bound was worked out in: the cache
+// version and the scheduler's count of changes to the victims in flight.
+type boundKey struct {
+	root         string
+	ver, victims uint64
+	valid        bool
+}
+
+// rootBound fills the scratch amounts with the tree's bound (treeFree, every
+// victim in flight counted) and returns bestOf it. Within a cycle a herd
+// asks for it once per queue at one state, so the answer is kept for that
+// state. ok is false when the tree has no root any more.
+func (s *Scheduler) rootBound(q *quota.ClusterQueue, root string) (best []need, ok bool) {
+	st := &s.sleep
+	key := boundKey{root: root, ver: s.cache.Version(), victims: s.victimsVer, valid: true}
+	if st.bound == key {
+		return st.best, true
+	}
+	st.bound = boundKey{}
+	if !s.treeFree(q, root, st.scratch, nil) {
+		return nil, false
+	}
+	best = st.bestOf(st.scratch)
+	st.bound = key
+	return best, true
+}
+
 // rootOf is the name of the root Cohort of a queue's tree, "" without one.
 func (s *Scheduler) rootOf(cq string) string {
 	q, ok := s.cache.ClusterQueue(cq)
@@ -226,7 +255,7 @@ func (s *Scheduler) rootOf(cq string) string {
 // more.
 func (s *Scheduler) freedSinceSnapshot(sl *sleeper, root string) (grew, ok bool) {
 	st := &s.sleep
-	if !s.treeFree(sl.q, root, st.scratch, nil) {
+	if _, ok := s.rootBound(sl.q, root); !ok {
 		return false, false
 	}
 	prev, had := st.free[root]
@@ -467,7 +496,7 @@ func (w *cycleWaker) preempted(after string) {
 	if grew, ok := s.freedSinceSnapshot(sl, w.root); !ok || !grew {
 		return
 	}
-	best := st.bestOf(st.scratch)
+	best := st.best
 	for name, sl := range set {
 		if name <= after || !sl.mayFit(best) {
 			continue

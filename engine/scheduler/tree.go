@@ -22,6 +22,9 @@ type run struct {
 	// slept is set when the queue went back to sleep as it was, its head
 	// lost for good (see lostForGood).
 	slept bool
+	// deferred is set while the queue's placeholder waits in the heap,
+	// unwalked (see deferred.go).
+	deferred bool
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -33,6 +36,9 @@ type head struct {
 	ver uint64
 	// fair caches the head's shares under fair sharing.
 	fair *fairHead
+	// placeholder marks a deferred queue's bound, r its first workload and
+	// res.Borrowing whether every head it could have borrows.
+	placeholder bool
 }
 
 // scheduleTree admits, one at a time, the best head among the tree's queues,
@@ -49,6 +55,8 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		h.fair = s
 	}
 	out = s.admitReady(t, out)
+	s.beginDeferral(h)
+	defer func() { s.dfr = nil }()
 	runs := make([]*run, 0, len(t.queues))
 	// Queues are walked in name order. A preemption made on the way counts
 	// its victims as gone for the searches that follow, so sleeping queues
@@ -64,6 +72,12 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			rn.byLQ = splitByLQ(rn.list)
 		}
 		runs = append(runs, rn)
+		if ph := s.placeholder(rn); ph != nil || rn.slept {
+			if ph != nil {
+				h.push(ph)
+			}
+			continue
+		}
 		before := s.preemptions
 		out = s.pushNext(rn, h, ver, out)
 		if s.preemptions != before {
@@ -72,7 +86,12 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	}
 	for h.Len() > 0 {
 		hd := h.pop()
-		if hd.ver != ver && s.lostForGood(hd) {
+		if hd.placeholder {
+			out = s.popPlaceholder(hd, ver, out)
+			continue
+		}
+		s.dfr.notePop(hd)
+		if hd.ver != ver && s.lostForGood(hd.run) {
 			hd.run.slept = true
 			continue
 		}
@@ -92,6 +111,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			}
 		}
 		out = append(out, s.admit(hd.run.q, hd.r, &hd.res))
+		s.dfr.noteAdmit(hd.r)
 		hd.run.outcome.active = true
 		ver++
 		out = s.pushNext(hd.run, h, ver, out)
