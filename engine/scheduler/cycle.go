@@ -39,6 +39,8 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.now = now
 	s.cycle++
 	s.inCycle = true
+	s.runs.reset()
+	s.heads.reset()
 	defer func() { s.inCycle = false }()
 	s.quiet = s.opts.QuietCycles && !s.explainNext
 	s.explainNext = false
@@ -146,7 +148,7 @@ type tree struct {
 // treesToSchedule prepares every queue's list, settles the queues that cannot
 // admit (inactive or stopped) and groups the others by tree.
 func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
-	byKey := map[string]*tree{}
+	byKey := map[treeKey]*tree{}
 	var trees []*tree
 	for _, name := range s.queuesToWalk() {
 		q, ok := s.cache.ClusterQueue(name)
@@ -167,6 +169,9 @@ func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 				reason = ReasonStopped
 			}
 			for _, e := range l.sorted {
+				if !e.valid() {
+					continue
+				}
 				if d, ok := s.filter(q, e.r); ok {
 					*out = append(*out, d)
 				} else {
@@ -175,21 +180,35 @@ func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 			}
 			continue
 		}
-		key := "queue/" + name
+		k := treeKey{name: name}
 		if c := q.CohortName(); c != "" {
 			co, _ := s.cache.Cohort(c)
-			key = "cohort/" + rootName(co)
+			k = treeKey{cohort: true, name: rootName(co)}
 		}
-		t, ok := byKey[key]
+		t, ok := byKey[k]
 		if !ok {
-			t = &tree{key: key}
-			byKey[key] = t
+			t = &tree{key: k.String()}
+			byKey[k] = t
 			trees = append(trees, t)
 		}
 		t.queues = append(t.queues, q)
 	}
 	sort.Slice(trees, func(i, j int) bool { return trees[i].key < trees[j].key })
 	return trees
+}
+
+// treeKey tells a tree by its root Cohort, or its queue when it has none.
+type treeKey struct {
+	cohort bool
+	name   string
+}
+
+// String is the tree's key: "cohort/" or "queue/" and the name.
+func (k treeKey) String() string {
+	if k.cohort {
+		return "cohort/" + k.name
+	}
+	return "queue/" + k.name
 }
 
 func rootName(c *quota.Cohort) string {

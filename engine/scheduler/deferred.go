@@ -39,8 +39,8 @@ import (
 // deferral is the state of one tree's deferred walks while scheduleTree runs.
 type deferral struct {
 	h *headHeap
-	// waiting lists the runs whose placeholder is in the heap.
-	waiting []*run
+	// waiting counts the placeholders in the heap.
+	waiting int
 	// dropped lists the runs put back to sleep unwalked, each with the
 	// number of pops seen before, and pops the keys of the heads popped
 	// since the first drop.
@@ -58,7 +58,7 @@ type droppedRun struct {
 
 // active tells whether anything deferred is left to settle.
 func (d *deferral) active() bool {
-	return d != nil && (len(d.waiting) > 0 || len(d.dropped) > 0)
+	return d != nil && (d.waiting > 0 || len(d.dropped) > 0)
 }
 
 // beginDeferral starts a tree's deferral state, when its cycle may defer.
@@ -68,7 +68,7 @@ func (s *Scheduler) beginDeferral(h *headHeap) {
 		return
 	}
 	d := &s.dfrBuf
-	*d = deferral{h: h, waiting: d.waiting[:0], dropped: d.dropped[:0], pops: d.pops[:0], admitted: d.admitted[:0]}
+	*d = deferral{h: h, dropped: d.dropped[:0], pops: d.pops[:0], admitted: d.admitted[:0]}
 	s.dfr = d
 }
 
@@ -100,9 +100,11 @@ func (s *Scheduler) placeholder(rn *run) *head {
 	}
 	borrows := s.hopelessMemo[q.Name()].borrows
 	rn.deferred = true
-	s.dfr.waiting = append(s.dfr.waiting, rn)
+	s.dfr.waiting++
 	s.deferrals++
-	return &head{run: rn, r: first, res: flavorassigner.Result{Borrowing: borrows}, placeholder: true}
+	hd := s.heads.get()
+	*hd = head{run: rn, r: first, res: flavorassigner.Result{Borrowing: borrows}, placeholder: true}
+	return hd
 }
 
 // notePop records the key of a head taken from the top of the heap, for
@@ -126,7 +128,8 @@ func (d *deferral) noteAdmit(r *record) {
 // comment at the top of this file explains.
 func (s *Scheduler) popPlaceholder(hd *head, ver uint64, out []Decision) []Decision {
 	d, rn := s.dfr, hd.run
-	d.unwait(rn)
+	rn.deferred = false
+	d.waiting--
 	d.notePop(hd)
 	if ver == 0 {
 		return s.pushNext(rn, d.h, ver, out)
@@ -139,17 +142,6 @@ func (s *Scheduler) popPlaceholder(hd *head, ver uint64, out []Decision) []Decis
 	s.atWalkEnd(func() { out = s.pushNext(rn, d.h, staleVer, out) })
 	s.rewalks++
 	return out
-}
-
-// unwait takes rn off the waiting list: its placeholder left the heap.
-func (d *deferral) unwait(rn *run) {
-	rn.deferred = false
-	for i, w := range d.waiting {
-		if w == rn {
-			d.waiting = append(d.waiting[:i], d.waiting[i+1:]...)
-			return
-		}
-	}
 }
 
 // atWalkEnd runs f with the tree's admissions since the walks released, so
@@ -186,8 +178,15 @@ func (s *Scheduler) settleDeferred() {
 		return
 	}
 	var scratch []Decision
+	var waiting []*run
+	for _, hd := range d.h.items {
+		if hd.placeholder {
+			waiting = append(waiting, hd.run)
+		}
+	}
+	d.h.removePlaceholders()
 	s.atWalkEnd(func() {
-		for _, rn := range d.waiting {
+		for _, rn := range waiting {
 			rn.deferred = false
 			scratch = s.pushNext(rn, d.h, staleVer, scratch)
 		}
@@ -205,8 +204,7 @@ func (s *Scheduler) settleDeferred() {
 			s.revivals++
 		}
 	})
-	d.h.removePlaceholders()
-	d.waiting, d.dropped, d.pops, d.admitted = d.waiting[:0], d.dropped[:0], d.pops[:0], d.admitted[:0]
+	d.waiting, d.dropped, d.pops, d.admitted = 0, d.dropped[:0], d.pops[:0], d.admitted[:0]
 }
 
 // takenSince tells whether hd would have been taken from the top of the heap

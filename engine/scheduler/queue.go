@@ -10,10 +10,21 @@ import (
 // merge linearly), so that bulk loading costs one sort, and a cycle never re-sorts
 // a deep queue. Entries whose record moved on (admitted, re-queued, its
 // LocalQueue gone) are recognised by their gen and dropped while merging.
+//
+// Without new entries a list is compacted every compactEvery prepares only:
+// a queue that a herd wakes cycle after cycle would otherwise scan its whole
+// list each time to find nothing stale. Stale entries left in place are
+// skipped by everything that reads the list (entry.valid).
 type pendingList struct {
 	sorted []entry
 	added  []entry
+	// prepares counts the prepares since the last compaction.
+	prepares int
 }
+
+// compactEvery is how many prepares without new entries a list goes between
+// compactions.
+const compactEvery = 8
 
 type entry struct {
 	r   *record
@@ -43,9 +54,12 @@ func (l *pendingList) add(s *Scheduler, r *record) {
 // prepare merges added entries in and drops stale ones.
 func (l *pendingList) prepare() {
 	if len(l.added) == 0 {
-		l.compact()
+		if l.prepares++; l.prepares >= compactEvery {
+			l.compact()
+		}
 		return
 	}
+	l.prepares = 0
 	slices.SortFunc(l.added, func(a, b entry) int { return compareQueueOrder(a.r, b.r) })
 	out := make([]entry, 0, len(l.sorted)+len(l.added))
 	i, j := 0, 0
@@ -67,6 +81,7 @@ func (l *pendingList) prepare() {
 }
 
 func (l *pendingList) compact() {
+	l.prepares = 0
 	n := 0
 	for _, e := range l.sorted {
 		if e.valid() {

@@ -129,6 +129,9 @@ type Scheduler struct {
 	// dfr is the deferral state of the tree being scheduled, nil when its
 	// walks cannot be deferred, and dfrBuf its reused storage; deferrals,
 	// rewalks and revivals count what deferred.go did, for tests.
+	// runs and heads are the cycle's walks and candidates (see slab.go).
+	runs  slab[run]
+	heads slab[head]
 	// victimsVer counts changes of victimOf, for rootBound.
 	victimsVer                   uint64
 	dfr                          *deferral

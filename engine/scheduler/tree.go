@@ -67,7 +67,8 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		if q == nil {
 			break
 		}
-		rn := &run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
+		rn := s.runs.get()
+		*rn = run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
 		if s.usesAFS(q) {
 			rn.byLQ = splitByLQ(rn.list)
 		}
@@ -154,7 +155,9 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		}
 		res := s.assign(rn.q, e.r)
 		if res.Fits {
-			h.push(&head{run: rn, r: e.r, res: res, ver: ver})
+			hd := s.heads.get()
+			*hd = head{run: rn, r: e.r, res: res, ver: ver}
+			h.push(hd)
 			return out
 		}
 		var preempted bool
