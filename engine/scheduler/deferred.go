@@ -14,7 +14,9 @@ import (
 //
 // In a quiet cycle, a queue that lostForGood could drop (woken only by freed
 // quota, none of its workloads able to preempt: hopelessThroughout) is not
-// walked at its place. A placeholder goes into the heap instead, keyed by a
+// walked at its place. If lostForGood holds already (a ready preemptor took
+// the room that woke it), the queue goes back to sleep there and then.
+// Otherwise a placeholder goes into the heap, keyed by a
 // bound no head of the queue can beat: its first pending workload, and
 // "fits without borrowing" unless every flavor would take the queue above
 // nominal quota for every one of its workloads. When the placeholder reaches
@@ -99,7 +101,6 @@ func (s *Scheduler) placeholder(rn *run) *head {
 		return nil
 	}
 	borrows := s.hopelessMemo[q.Name()].borrows
-	rn.deferred = true
 	s.dfr.waiting++
 	s.deferrals++
 	hd := s.heads.get()
@@ -128,7 +129,6 @@ func (d *deferral) noteAdmit(r *record) {
 // comment at the top of this file explains.
 func (s *Scheduler) popPlaceholder(hd *head, ver uint64, out []Decision) []Decision {
 	d, rn := s.dfr, hd.run
-	rn.deferred = false
 	d.waiting--
 	d.notePop(hd)
 	if ver == 0 {
@@ -187,7 +187,6 @@ func (s *Scheduler) settleDeferred() {
 	d.h.removePlaceholders()
 	s.atWalkEnd(func() {
 		for _, rn := range waiting {
-			rn.deferred = false
 			scratch = s.pushNext(rn, d.h, staleVer, scratch)
 		}
 		for _, dr := range d.dropped {

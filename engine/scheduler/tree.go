@@ -22,9 +22,6 @@ type run struct {
 	// slept is set when the queue went back to sleep as it was, its head
 	// lost for good (see lostForGood).
 	slept bool
-	// deferred is set while the queue's placeholder waits in the heap,
-	// unwalked (see deferred.go).
-	deferred bool
 }
 
 // head is a queue's current candidate with the assignment it got when last
