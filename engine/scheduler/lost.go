@@ -131,8 +131,9 @@ func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) (ok
 	return true, borrows
 }
 
-// lostForGood tells whether the queue of rn, whose head is stale at the top
-// of the heap, can be dropped as explained above, and if so puts the queue
+// lostForGood tells whether the queue of rn, due to be evaluated now (its
+// stale head or its placeholder at the top of the heap, or its walk; see
+// deferred.go), can be dropped as explained above, and if so puts the queue
 // back to sleep.
 func (s *Scheduler) lostForGood(rn *run) bool {
 	if !s.quiet || s.opts.DisableIncrementalCycle || rn.byLQ != nil {
