@@ -237,6 +237,12 @@ func (s *sim) step(at time.Duration) error {
 		if err := s.apply(d); err != nil {
 			return err
 		}
+		if d.IsJob() {
+			// Submitting copied what the run needs of the job; nothing reads
+			// an applied job's document again. Letting go of its objects
+			// keeps a long trace's heap to the jobs still to come.
+			d.Object, d.Workload = nil, nil
+		}
 	}
 	if s.dqoDirty {
 		s.dqoDirty = false
