@@ -126,14 +126,14 @@ type Scheduler struct {
 	// hopelessMemo remembers hopelessThroughout's answers.
 	lost         uint64
 	hopelessMemo map[string]hopelessAnswer
-	// dfr is the deferral state of the tree being scheduled, nil when its
-	// walks cannot be deferred, and dfrBuf its reused storage; deferrals,
-	// rewalks and revivals count what deferred.go did, for tests.
 	// runs and heads are the cycle's walks and candidates (see slab.go).
 	runs  slab[run]
 	heads slab[head]
 	// victimsVer counts changes of victimOf, for rootBound.
-	victimsVer                   uint64
+	victimsVer uint64
+	// dfr is the deferral state of the tree being scheduled, nil when its
+	// walks cannot be deferred, and dfrBuf its reused storage; deferrals,
+	// rewalks and revivals count what deferred.go did, for tests.
 	dfr                          *deferral
 	dfrBuf                       deferral
 	deferrals, rewalks, revivals uint64
