@@ -233,6 +233,15 @@ func (w *ClusterQueueWrapper) BorrowWithinCohort(threshold *int32) *ClusterQueue
 	return w
 }
 
+// Preference sets spec.flavorFungibility.preference.
+func (w *ClusterQueueWrapper) Preference(p kueue.FlavorFungibilityPreference) *ClusterQueueWrapper {
+	if w.Spec.FlavorFungibility == nil {
+		w.Spec.FlavorFungibility = &kueue.FlavorFungibility{}
+	}
+	w.Spec.FlavorFungibility.Preference = &p
+	return w
+}
+
 // WhenCanPreempt sets spec.flavorFungibility.whenCanPreempt.
 func (w *ClusterQueueWrapper) WhenCanPreempt(p kueue.FlavorFungibilityPolicy) *ClusterQueueWrapper {
 	if w.Spec.FlavorFungibility == nil {

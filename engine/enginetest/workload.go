@@ -153,6 +153,23 @@ func (w *WorkloadWrapper) ReserveQuota(cq, flavor string) *WorkloadWrapper {
 	return w
 }
 
+// ReserveQuotaAs sets status.admission in cq with each requested resource of
+// every pod set in the flavor flavors names for it; a resource it does not name
+// goes to flavors[""] (Kueue's admissions may split one pod set over flavors,
+// one per resource group).
+func (w *WorkloadWrapper) ReserveQuotaAs(cq string, flavors map[corev1.ResourceName]string) *WorkloadWrapper {
+	w.ReserveQuota(cq, flavors[""])
+	for i := range w.Status.Admission.PodSetAssignments {
+		a := &w.Status.Admission.PodSetAssignments[i]
+		for r := range a.Flavors {
+			if f, ok := flavors[r]; ok {
+				a.Flavors[r] = kueue.ResourceFlavorReference(f)
+			}
+		}
+	}
+	return w
+}
+
 // Finished adds a Finished=True condition.
 func (w *WorkloadWrapper) Finished() *WorkloadWrapper {
 	w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "Succeeded"})

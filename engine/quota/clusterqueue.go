@@ -24,6 +24,9 @@ type ClusterQueue struct {
 	NamespaceSelector labels.Selector
 	WhenCanBorrow     kueue.FlavorFungibilityPolicy
 	WhenCanPreempt    kueue.FlavorFungibilityPolicy
+	// Preference is spec.flavorFungibility.preference, BorrowingOverPreemption
+	// when unset.
+	Preference kueue.FlavorFungibilityPreference
 	StopPolicy        kueue.StopPolicy
 	Preemption        kueue.ClusterQueuePreemption
 	// AdmissionMode is spec.admissionScope.admissionMode, "" when unset.
@@ -91,6 +94,7 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 		Strategy:       kueue.BestEffortFIFO,
 		WhenCanBorrow:  kueue.MayStopSearch,
 		WhenCanPreempt: kueue.TryNextFlavor,
+		Preference:     kueue.BorrowingOverPreemption,
 		StopPolicy:     kueue.None,
 		Labels:         labels.Set(copyLabels(cq.Labels)),
 
@@ -113,6 +117,9 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 		}
 		if ff.WhenCanPreempt != "" {
 			out.WhenCanPreempt = ff.WhenCanPreempt
+		}
+		if ff.Preference != nil {
+			out.Preference = *ff.Preference
 		}
 	}
 	if cq.Spec.StopPolicy != nil && *cq.Spec.StopPolicy != "" {

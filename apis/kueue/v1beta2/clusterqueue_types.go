@@ -139,7 +139,27 @@ type FlavorFungibility struct {
 	// +optional
 	// +kubebuilder:default=TryNextFlavor
 	WhenCanPreempt FlavorFungibilityPolicy `json:"whenCanPreempt,omitempty"`
+	// preference chooses between flavors when every candidate needs borrowing,
+	// preemption or both: BorrowingOverPreemption (the behaviour when unset)
+	// prefers the better preemption mode (fit, then reclaim, then preemption
+	// within the ClusterQueue) and then the lower borrowing level;
+	// PreemptionOverBorrowing prefers the lower borrowing level first.
+	// +optional
+	Preference *FlavorFungibilityPreference `json:"preference,omitempty"`
 }
+
+// FlavorFungibilityPreference is BorrowingOverPreemption or PreemptionOverBorrowing.
+// +kubebuilder:validation:Enum=BorrowingOverPreemption;PreemptionOverBorrowing
+type FlavorFungibilityPreference string
+
+const (
+	// BorrowingOverPreemption prefers a flavor that fits by borrowing over one
+	// that needs preemption.
+	BorrowingOverPreemption FlavorFungibilityPreference = "BorrowingOverPreemption"
+	// PreemptionOverBorrowing prefers a flavor that borrows less, even if it
+	// needs preemption.
+	PreemptionOverBorrowing FlavorFungibilityPreference = "PreemptionOverBorrowing"
+)
 
 // PreemptionPolicy is one of Never, LowerPriority, LowerOrNewerEqualPriority, Any.
 type PreemptionPolicy string
