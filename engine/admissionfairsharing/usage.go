@@ -48,10 +48,15 @@ type Usage struct {
 // NewUsage returns an empty usage.
 func NewUsage() *Usage { return &Usage{Consumed: map[corev1.ResourceName]int64{}} }
 
-// Sample applies usage(now) = usage(last) × 0.5^((now−last)/halfLife) + current
-// once a sampling interval has passed since the last sample; the first call
-// only starts the clock, so that a LocalQueue is not charged for a period it
-// was not observed. It reports whether it sampled.
+// Sample applies Kueue's moving average once a sampling interval has passed
+// since the last sample:
+//
+//	usage(now) = usage(last) × 0.5^(Δt/halfLife) + current × (1 − 0.5^(Δt/halfLife))
+//
+// so that a LocalQueue holding the same quota for long converges to it. The
+// first call only starts the clock, so that a LocalQueue is not charged for a
+// period it was not observed. Without a half-life the usage is always zero, as
+// in Kueue. It reports whether it sampled.
 func (u *Usage) Sample(p Params, now time.Time, current resources.Requests) bool {
 	if u.LastSample.IsZero() {
 		u.LastSample = now
@@ -61,6 +66,11 @@ func (u *Usage) Sample(p Params, now time.Time, current resources.Requests) bool
 	if dt < p.SamplingInterval {
 		return false
 	}
+	u.LastSample = now
+	if p.HalfLife <= 0 {
+		clear(u.Consumed)
+		return true
+	}
 	f := factor(dt, p.HalfLife)
 	for r, v := range u.Consumed {
 		if d := decay(v, f); d > 0 {
@@ -69,17 +79,32 @@ func (u *Usage) Sample(p Params, now time.Time, current resources.Requests) bool
 			delete(u.Consumed, r)
 		}
 	}
-	u.Add(current)
-	u.LastSample = now
+	u.add(current, one-f)
 	return true
 }
 
-// Add records usage at once: the entry penalty of an admission, so that a
-// tenant cannot flood the queue before sampling catches up.
-func (u *Usage) Add(req resources.Requests) {
+// Penalize records an admission's entry penalty at once, so that a tenant
+// cannot flood the queue before sampling catches up: as Kueue, the share of
+// the requests one sampling interval would fold into the average,
+// requests × (1 − 0.5^(samplingInterval/halfLife)).
+func (u *Usage) Penalize(p Params, req resources.Requests) {
+	if p.HalfLife <= 0 {
+		return
+	}
+	u.add(req, one-factor(p.SamplingInterval, p.HalfLife))
+}
+
+// Seed adds usage recorded elsewhere (a LocalQueue's status), whole.
+func (u *Usage) Seed(req resources.Requests) { u.add(req, one) }
+
+// add adds req scaled by the Q30 factor f, in thousandths.
+func (u *Usage) add(req resources.Requests, f uint64) {
 	for r, v := range req {
-		if v > 0 {
-			u.Consumed[r] = resources.Add(u.Consumed[r], resources.Mul(v, Milli))
+		if v <= 0 {
+			continue
+		}
+		if d := decay(resources.Mul(v, Milli), f); d > 0 {
+			u.Consumed[r] = resources.Add(u.Consumed[r], d)
 		}
 	}
 }

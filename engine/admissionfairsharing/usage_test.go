@@ -1,6 +1,7 @@
 package admissionfairsharing
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -47,31 +48,62 @@ func params(half, interval time.Duration, weights map[corev1.ResourceName]float6
 		UsageSamplingInterval: metav1.Duration{Duration: interval}, ResourceWeights: weights})
 }
 
-// The brief: "usage(t) = usage(t0) × 0.5^((t−t0)/halfLife) + sampled usage".
-func TestSampleDecaysThenAdds(t *testing.T) {
+// Kueue's CalculateDecayedConsumed: consumed = old × (1 − α) + current × α
+// with α = 1 − 0.5^(elapsed/halfLife), and CalculateEntryPenalty: requests ×
+// α(samplingInterval). Values are in millicores, rounded down, within a unit
+// of the exact formula (the decay is fixed-point).
+func TestSampleIsKueuesMovingAverage(t *testing.T) {
 	p := params(10*time.Minute, 5*time.Minute, nil)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	u := NewUsage()
 	cpu := corev1.ResourceName("cpu")
+	near := func(step string, want float64) {
+		t.Helper()
+		if got := u.ConsumedResources()[cpu]; math.Abs(float64(got)-math.Floor(want)) > 1 {
+			t.Fatalf("%s: consumed %dm, want %.0fm", step, got, math.Floor(want))
+		}
+	}
 	if u.Sample(p, t0, resources.Requests{cpu: 8000}) {
 		t.Fatal("the first sample only starts the clock")
 	}
-	u.Add(resources.Requests{cpu: 8000}) // an admission's entry penalty
+	alpha := func(dt time.Duration) float64 { return 1 - math.Pow(0.5, dt.Minutes()/10) }
+	u.Penalize(p, resources.Requests{cpu: 8000}) // an admission of 8 cpus
+	penalty := 8000 * alpha(5*time.Minute)
+	near("entry penalty", penalty)
 	if u.Sample(p, t0.Add(4*time.Minute), resources.Requests{cpu: 8000}) {
 		t.Fatal("sampled before the sampling interval passed")
 	}
 	if !u.Sample(p, t0.Add(10*time.Minute), resources.Requests{cpu: 2000}) {
 		t.Fatal("did not sample after the interval")
 	}
-	// 8000 × 0.5 + 2000 = 6000 millicores.
-	if got := u.ConsumedResources()[cpu]; got != 6000 {
-		t.Fatalf("consumed %d, want 6000", got)
-	}
+	after := penalty*0.5 + 2000*0.5
+	near("one half-life later, 2 cpus in use", after)
 	if !u.Sample(p, t0.Add(30*time.Minute), nil) {
 		t.Fatal("no sample")
 	}
-	if got := u.ConsumedResources()[cpu]; got != 1500 {
-		t.Fatalf("after two more half-lives idle: %d, want 1500", got)
+	near("two more half-lives idle", after*0.25)
+
+	// Holding the same quota, the average converges to it.
+	for i := range 40 {
+		u.Sample(p, t0.Add(time.Duration(35+5*i)*time.Minute), resources.Requests{cpu: 3000})
+	}
+	near("steady 3 cpus", 3000)
+}
+
+// Kueue resets the usage and adds no penalty without a half-life.
+func TestNoHalfLifeKeepsNoUsage(t *testing.T) {
+	p := params(0, time.Minute, nil)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	u := NewUsage()
+	u.Seed(resources.Requests{"cpu": 5000})
+	u.Penalize(p, resources.Requests{"cpu": 5000})
+	if got := u.ConsumedResources()["cpu"]; got != 5000 {
+		t.Fatalf("seeded %dm, want 5000m and no penalty", got)
+	}
+	u.Sample(p, t0, nil)
+	u.Sample(p, t0.Add(time.Minute), resources.Requests{"cpu": 5000})
+	if got := len(u.Consumed); got != 0 {
+		t.Fatalf("usage after a sample without half-life: %v, want none", u.Consumed)
 	}
 }
 
@@ -79,7 +111,7 @@ func TestSampleDecaysThenAdds(t *testing.T) {
 func TestWeightedUsage(t *testing.T) {
 	p := params(time.Hour, time.Minute, map[corev1.ResourceName]float64{"nvidia.com/gpu": 10})
 	u := NewUsage()
-	u.Add(resources.Requests{"cpu": 4000, "nvidia.com/gpu": 1})
+	u.Seed(resources.Requests{"cpu": 4000, "nvidia.com/gpu": 1})
 	// cpu 4000 × 1 + gpu 1 × 10, in thousandths: 4_000_000 + 10_000.
 	if got := u.Weighted(p, 1000); got != 4_010_000 {
 		t.Fatalf("weighted %d, want 4010000", got)

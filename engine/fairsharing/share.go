@@ -19,14 +19,24 @@ type Share int64
 // Scale is the Share of one per-thousand unit.
 const Scale Share = 1_000_000
 
-// Infinite is the share of a node that borrows with weight 0, or borrows from a
-// parent that has nothing lendable.
+// Infinite is the largest share: a node that borrows with weight 0 has an
+// infinite share (Kueue reports it as the largest int64). Among such nodes,
+// Kueue compares the unweighted shares, so they are encoded above
+// zeroWeightBase in increasing order of their unweighted share.
 const Infinite Share = math.MaxInt64
 
-// Weighted is the status value: per thousand, rounded up (Infinite stays the
-// largest int64).
+// zeroWeightBase is the least share of a node that borrows with weight 0; no
+// finite weighted share reaches it.
+const zeroWeightBase Share = 1 << 62
+
+// IsInfinite tells whether the share is infinite: the node borrows with
+// weight 0.
+func (s Share) IsInfinite() bool { return s >= zeroWeightBase }
+
+// Weighted is the status value: per thousand, rounded up (an infinite share is
+// the largest int64).
 func (s Share) Weighted() int64 {
-	if s == Infinite {
+	if s.IsInfinite() {
 		return math.MaxInt64
 	}
 	return int64((s + Scale - 1) / Scale)
@@ -64,15 +74,25 @@ func Of(n quota.FairNode) Share {
 	if len(per) == 0 {
 		return 0
 	}
+	// A resource of which the parent has nothing lendable does not count,
+	// as in Kueue (the node borrows, but its share does not show it).
 	w := n.FairWeight()
 	if w <= 0 {
-		return Infinite
+		var unweighted Share
+		for _, p := range per {
+			if l := parent.LendableOf(p.r); l > 0 {
+				unweighted = max(unweighted, ratio(p.v, l, 1000))
+			}
+		}
+		if unweighted == 0 {
+			return 0
+		}
+		return zeroWeightBase + min(unweighted, Infinite-zeroWeightBase)
 	}
 	var best Share
 	for _, p := range per {
-		s := ratio(p.v, parent.LendableOf(p.r), w)
-		if s > best {
-			best = s
+		if l := parent.LendableOf(p.r); l > 0 {
+			best = max(best, min(ratio(p.v, l, w), zeroWeightBase-1))
 		}
 	}
 	return best

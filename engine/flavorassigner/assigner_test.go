@@ -52,9 +52,9 @@ func TestQuietAndExplainDecideAsTheFastPass(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base := Assign(c, cq, wl.PodSets, Options{CanPreempt: true})
-			quiet := Assign(c, cq, wl.PodSets, Options{CanPreempt: true, Quiet: true})
-			explained := Assign(c, cq, wl.PodSets, Options{CanPreempt: true, Explain: true})
+			base := Assign(c, cq, wl.PodSets, Options{})
+			quiet := Assign(c, cq, wl.PodSets, Options{Quiet: true})
+			explained := Assign(c, cq, wl.PodSets, Options{Explain: true})
 			if base.Fits != tc.fits || (base.Preemption != nil) != tc.preempt {
 				t.Fatalf("fits %v, preemption %v; want %v, %v", base.Fits, base.Preemption, tc.fits, tc.preempt)
 			}

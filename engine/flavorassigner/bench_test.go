@@ -60,7 +60,7 @@ func BenchmarkAssign(b *testing.B) {
 		b.Run(fmt.Sprintf("unfit/quiet=%v", quiet), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if Assign(c, q, wl.PodSets, Options{CanPreempt: true, Quiet: quiet}).Fits {
+				if Assign(c, q, wl.PodSets, Options{Quiet: quiet}).Fits {
 					b.Fatal("fits")
 				}
 			}

@@ -21,7 +21,9 @@ func skipReason(rf *kueue.ResourceFlavor, ps *workload.PodSet) string {
 		if taint.Effect != corev1.TaintEffectNoSchedule && taint.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		if !tolerated(ps.Tolerations, &taint) {
+		// The flavor's own tolerations count too: Kueue injects them into
+		// the pods it admits there.
+		if !tolerated(ps.Tolerations, &taint) && !tolerated(rf.Spec.Tolerations, &taint) {
 			return fmt.Sprintf("pod set %s does not tolerate the flavor's taint %s", ps.Name, taint.ToString())
 		}
 	}

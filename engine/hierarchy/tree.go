@@ -93,3 +93,10 @@ func (c *Cohort[Q, C]) EachChild(cohortFn func(*Cohort[Q, C]), queueFn func(*Que
 		queueFn(q)
 	}
 }
+
+// EachChildCohort calls fn for every child cohort of c, in no particular order.
+func (c *Cohort[Q, C]) EachChildCohort(fn func(*Cohort[Q, C])) {
+	for _, ch := range c.children {
+		fn(ch)
+	}
+}

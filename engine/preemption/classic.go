@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -29,6 +30,11 @@ func Find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, opts 
 	if len(frs) == 0 {
 		return nil
 	}
+	return find(c, q, p, src, frs, opts)
+}
+
+// find is Find for the cells frs that need preemption.
+func find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, opts Options) []Target {
 	search := func(ruled map[types.UID]*Candidate) []Target {
 		if len(opts.FairSharing) > 0 {
 			return fairSharing(c, q, p, src, frs, opts.FairSharing, ruled)
@@ -51,169 +57,353 @@ func Find(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, opts 
 	return search(ruled)
 }
 
-// classic follows Kueue's classic preemption. A queue that stays within its
-// nominal quota with the workload admitted may reclaim from borrowing queues
-// of the cohort (reclaimWithinCohort); a workload that needs to borrow may
-// preempt only in its own queue (withinClusterQueue), or, under
-// borrowWithinCohort, lower-priority workloads of borrowing queues.
+// variant is how a candidate may be preempted in classic preemption (Kueue's
+// preemptionVariant).
+type variant int
+
+const (
+	// withinQueue: a workload of the preemptor's own queue, allowed by
+	// withinClusterQueue.
+	withinQueue variant = iota
+	// hierarchicalReclaim: the candidate's queue borrows quota that a subtree
+	// holding the preemptor owns, and that subtree's quota could hold the
+	// request: taken whether or not the preemptor borrows.
+	hierarchicalReclaim
+	// reclaimWithoutBorrowing: taken only if, afterwards, the preemptor's
+	// queue stays within its nominal quota.
+	reclaimWithoutBorrowing
+	// reclaimWhileBorrowing: taken even if the preemptor borrows
+	// (borrowWithinCohort, below its priority threshold).
+	reclaimWhileBorrowing
+	// byRule: selected by a PreemptionConfig rule, not by the queue's
+	// policies; taken in every attempt, wherever its queue stands.
+	byRule
+)
+
+// classicCand is a candidate with how it may be preempted and, for one of
+// another queue, the root of the subtree it was found in (the lowest Cohort
+// it shares with the preemptor).
+type classicCand struct {
+	*Candidate
+	v   variant
+	lca *quota.Cohort
+}
+
+// classic follows Kueue's classic preemption. Candidates come in three
+// groups, each in candidate order: workloads of other queues over which the
+// preemptor has a hierarchical advantage (it sits in a subtree whose quota
+// could hold its request, and they borrow that quota), then workloads of other
+// queues that borrow, which only priority (reclaimWithinCohort,
+// borrowWithinCohort) lets it take, then its own queue's (withinClusterQueue).
+// Candidates are removed in that order until the workload fits, in one or two
+// attempts: with borrowing allowed (candidates that may be taken only if the
+// preemptor ends within nominal quota are skipped) and without (the workload
+// must fit within its queue's nominal quota); then every victim not needed
+// after all is put back, last removed first.
 //
-// Candidates that a PreemptionConfig rule selected (ruled, by UID) join every
-// step: the reclaim step, the borrowWithinCohort step and the last step, where
-// the preemptor may borrow. They are not subject to the checks that the
-// victim's queue borrows: a rule may take quota that is within another
-// queue's nominal quota (KEP-13396's hero workloads).
+// Candidates that a PreemptionConfig rule selected (ruled, by UID) and that
+// the policies did not already offer join the own queue's group, or, for
+// other queues, the first group, which like them may be taken whether or not
+// the preemptor borrows; they are taken in every attempt, whether or not
+// their queue borrows: a rule may take quota that is within another queue's
+// nominal quota (KEP-13396's hero workloads).
 func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) []Target {
-	withinNominal := true
-	for fr := range frs {
-		if q.Usage(fr)+p.Assignment.Usage[fr] > q.Nominal(fr) {
-			withinNominal = false
-		}
+	own := sameQueueCandidates(q, p, src, frs)
+	hier, prio := hierarchicalCandidates(c, q, p, src, frs)
+	if len(ruled) > 0 {
+		own, hier = addRuled(q, own, hier, prio, ruled)
 	}
-	bwc := q.Preemption.BorrowWithinCohort
-	if bwc != nil && bwc.Policy != kueue.BorrowWithinCohortPolicyLowerPriority {
-		bwc = nil
+	for _, l := range [][]*classicCand{own, hier, prio} {
+		slices.SortFunc(l, func(a, b *classicCand) int { return compareCandidates(a.Candidate, b.Candidate, q.Name()) })
 	}
-	// Other queues' workloads are candidates only to reclaim within nominal
-	// quota, or under borrowWithinCohort: otherwise collecting them would only
-	// walk the tree for nothing.
-	all := candidates(c, q, p, src, frs, !withinNominal && bwc == nil)
-	if len(all) == 0 && len(ruled) == 0 {
+	if len(own)+len(hier)+len(prio) == 0 {
 		return nil
 	}
-	var own []*Candidate
-	for _, cand := range all {
-		if cand.ClusterQueue == q.Name() {
-			own = append(own, cand)
-		}
-	}
-	pool := merge(all, ruled, q.Name())
-	others := false
-	for _, cand := range pool {
-		others = others || cand.ClusterQueue != q.Name()
-	}
-	if others && withinNominal {
-		if t := minimal(c, q, p, pool, false, ruled); t != nil {
+	order := make([]*classicCand, 0, len(own)+len(hier)+len(prio))
+	order = append(append(append(order, hier...), prio...), own...)
+	for _, borrow := range attempts(q, frs, len(hier), len(prio)) {
+		if t := attempt(c, q, p, frs, order, borrow); t != nil {
 			return t
 		}
 	}
-	if bwc != nil && len(own) < len(all) {
-		var allowed []*Candidate
-		for _, cand := range all {
-			if cand.ClusterQueue == q.Name() ||
-				(cand.Priority < p.Priority && (bwc.MaxPriorityThreshold == nil || cand.Priority <= *bwc.MaxPriorityThreshold)) {
-				allowed = append(allowed, cand)
-			}
-		}
-		return minimal(c, q, p, merge(allowed, ruled, q.Name()), true, ruled)
-	}
-	return minimal(c, q, p, merge(own, ruled, q.Name()), true, ruled)
+	return nil
 }
 
-// candidates lists, in preemption order, the admitted workloads that the
-// queue's policies allow p to preempt and that use a cell p is short of.
-// With ownOnly, only q's own workloads.
-func candidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ownOnly bool) []*Candidate {
-	var out []*Candidate
-	pol := q.Preemption
-	visit := func(o *quota.ClusterQueue) {
-		own := o == q
-		if own && pol.WithinClusterQueue == kueue.PreemptionPolicyNever {
-			return
+// attempts lists the attempts Kueue makes, by whether borrowing is allowed,
+// in order: only with borrowing when no other queue offers candidates or when
+// the queue is not below its nominal quota in the cells that need preemption
+// (and borrowWithinCohort is off); without borrowing first when only
+// priority candidates of other queues exist (and borrowWithinCohort is off);
+// with borrowing first otherwise.
+func attempts(q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, hier, prio int) []bool {
+	forbidden, _ := borrowWithinCohortForbidden(q)
+	switch {
+	case hier+prio == 0 || (forbidden && !underNominal(q, frs)):
+		return []bool{true}
+	case forbidden && hier == 0:
+		return []bool{false, true}
+	}
+	return []bool{true, false}
+}
+
+// attempt removes the valid candidates in order until p fits (within nominal
+// quota unless borrow), then gives back the victims it did not need.
+func attempt(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, frs map[resources.FlavorResource]bool, order []*classicCand, borrow bool) []Target {
+	s := &sim{cache: c}
+	defer s.undo()
+	var victims []*Candidate
+	reasons := map[*Candidate]string{}
+	for _, cand := range order {
+		if !valid(c, q, frs, cand, borrow) {
+			continue
 		}
-		if !own && (pol.ReclaimWithinCohort == kueue.PreemptionPolicyNever || !borrowingIn(o, frs)) {
-			return
-		}
-		for _, cand := range src.Admitted(o.Name()) {
-			if !usesAny(cand.Usage, frs) {
-				continue
+		s.remove(cand.Candidate)
+		victims = append(victims, cand.Candidate)
+		reasons[cand.Candidate] = cand.reason(q, p)
+		if fits(c, q, p.Assignment.Usage, borrow) {
+			victims = fillBack(c, q, p, s, victims, borrow)
+			out := make([]Target, 0, len(victims))
+			for _, v := range victims {
+				out = append(out, Target{Candidate: v, Reason: reasons[v]})
 			}
-			if own && !withinQueueAllowed(pol.WithinClusterQueue, cand, p) {
-				continue
-			}
-			if !own && pol.ReclaimWithinCohort == kueue.PreemptionPolicyLowerPriority && cand.Priority >= p.Priority {
-				continue
-			}
-			out = append(out, cand)
+			return out
 		}
 	}
-	// The own queue, then the other queues of the tree that borrow (only
-	// they can give reclaim candidates): the cache indexes them, so a search
-	// does not walk a tree of a thousand queues. The order does not matter,
-	// the candidates are sorted.
-	visit(q)
-	if !ownOnly && pol.ReclaimWithinCohort != kueue.PreemptionPolicyNever {
-		c.EachBorrowerInTree(q, func(o *quota.ClusterQueue) {
-			if o != q {
-				visit(o)
-			}
-		})
+	return nil
+}
+
+// valid tells whether a candidate may still be taken in this attempt (Kueue's
+// candidateIsValid): one that requires the preemptor to end within nominal
+// quota is not taken when it may borrow; one of another queue only while its
+// queue, and every Cohort between that queue and the subtree it was found in,
+// still use more than their quota in the cells that need preemption (earlier
+// victims may have brought them back within it).
+func valid(c *quota.Cache, q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, cand *classicCand, borrow bool) bool {
+	if cand.ClusterQueue == q.Name() || cand.v == byRule {
+		return true
 	}
-	sortCandidates(out, q.Name())
+	if borrow && cand.v == reclaimWithoutBorrowing {
+		return false
+	}
+	o, ok := c.ClusterQueue(cand.ClusterQueue)
+	if !ok || o.WithinQuotaIn(frs) {
+		return false
+	}
+	var buf [8]*quota.Cohort
+	for _, a := range o.Ancestors(buf[:]) {
+		if a == cand.lca {
+			break
+		}
+		if a.WithinQuotaIn(frs) {
+			return false
+		}
+	}
+	return true
+}
+
+// reason is the victim's Preempted reason (Kueue's PreemptionReason of its
+// variant).
+func (cand *classicCand) reason(q *quota.ClusterQueue, p *Preemptor) string {
+	switch cand.v {
+	case withinQueue:
+		return decision.PreemptionInClusterQueue
+	case reclaimWhileBorrowing:
+		return decision.PreemptionInCohortReclaimWhileBorrowing
+	case byRule:
+		return classicReason(q, p, cand.Candidate)
+	}
+	return decision.PreemptionInCohortReclamation
+}
+
+// sameQueueCandidates lists the workloads of q that withinClusterQueue lets p
+// preempt and that use a cell p is short of.
+func sameQueueCandidates(q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) []*classicCand {
+	pol := q.Preemption.WithinClusterQueue
+	if pol == kueue.PreemptionPolicyNever || pol == "" {
+		return nil
+	}
+	var out []*classicCand
+	for _, cand := range src.Admitted(q.Name()) {
+		if usesAny(cand.Usage, frs) && withinQueueAllowed(pol, cand, p) {
+			out = append(out, &classicCand{Candidate: cand, v: withinQueue})
+		}
+	}
 	return out
 }
 
-func sortCandidates(cands []*Candidate, own string) {
-	slices.SortFunc(cands, func(a, b *Candidate) int {
-		if less(a, b, own) {
-			return -1
+// hierarchicalCandidates lists the workloads of other queues of q's Cohort
+// tree that reclaimWithinCohort lets p preempt (Kueue's
+// collectCandidatesForHierarchicalReclaim), split into those over which p has
+// a hierarchical advantage and those only priority allows.
+//
+// Kueue walks from q up its chain of Cohorts. At each Cohort A it collects
+// the workloads of the queues below A but outside the subtree it came from,
+// descending only into nodes that use more than their quota in the cells
+// that need preemption; p has an advantage over them when its request fits in
+// the quota of q, or of a Cohort on the chain below A (what the nodes below
+// keep for themselves, their unused lendingLimit reserve, is taken off the
+// request on the way up). Only queues that borrow can hold such workloads, so
+// the cache's index of borrowing queues gives them without walking the tree:
+// for each, the lowest Cohort it shares with q is A, and every Cohort between
+// them must use more than its quota.
+func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) (hier, prio []*classicCand) {
+	pol := q.Preemption.ReclaimWithinCohort
+	if pol == kueue.PreemptionPolicyNever || pol == "" {
+		return nil, nil
+	}
+	var abuf [8]*quota.Cohort
+	anc := q.Ancestors(abuf[:])
+	if len(anc) == 0 {
+		return nil, nil
+	}
+	// adv[i]: p has a hierarchical advantage over what is found at anc[i].
+	adv := make([]bool, len(anc))
+	fitsBelow, remaining := fitsInQuota(q.SubtreeQuotaOf, q.UsageOf, q.LocalAvailable, p.Assignment.Usage)
+	for i, a := range anc {
+		adv[i] = fitsBelow
+		var f bool
+		f, remaining = fitsInQuota(a.SubtreeQuotaOf, a.UsageOf, a.LocalAvailable, remaining)
+		fitsBelow = fitsBelow || f
+	}
+	c.EachBorrowerInTree(q, func(o *quota.ClusterQueue) {
+		if o == q || o.WithinQuotaIn(frs) {
+			return
 		}
-		if less(b, a, own) {
-			return 1
+		var obuf [8]*quota.Cohort
+		level := -1
+		for _, a := range o.Ancestors(obuf[:]) {
+			if i := slices.Index(anc, a); i >= 0 {
+				level = i
+				break
+			}
+			if a.WithinQuotaIn(frs) {
+				return // its subtree stays within its quota: not looked into
+			}
 		}
-		return 0
+		if level < 0 {
+			return
+		}
+		for _, cand := range src.Admitted(o.Name()) {
+			v, ok := classify(q, p, cand, frs, adv[level])
+			if !ok {
+				continue
+			}
+			cc := &classicCand{Candidate: cand, v: v, lca: anc[level]}
+			if v == hierarchicalReclaim {
+				hier = append(hier, cc)
+			} else {
+				prio = append(prio, cc)
+			}
+		}
 	})
+	return hier, prio
 }
 
-// withinQueueAllowed applies withinClusterQueue: LowerPriority takes strictly
-// lower priorities; LowerOrNewerEqualPriority also equal priorities created
-// after the preemptor.
+// classify is how p may preempt a candidate of another queue (Kueue's
+// classifyPreemptionVariant), false when it may not.
+func classify(q *quota.ClusterQueue, p *Preemptor, cand *Candidate, frs map[resources.FlavorResource]bool, advantage bool) (variant, bool) {
+	if !usesAny(cand.Usage, frs) {
+		return 0, false
+	}
+	if q.Preemption.ReclaimWithinCohort == kueue.PreemptionPolicyLowerPriority && cand.Priority >= p.Priority {
+		return 0, false
+	}
+	if advantage {
+		return hierarchicalReclaim, true
+	}
+	forbidden, threshold := borrowWithinCohortForbidden(q)
+	if forbidden || cand.Priority >= p.Priority || (threshold != nil && cand.Priority > *threshold) {
+		return reclaimWithoutBorrowing, true
+	}
+	return reclaimWhileBorrowing, true
+}
+
+// borrowWithinCohortForbidden tells whether the queue may not preempt while
+// it borrows, and its priority threshold when it may.
+func borrowWithinCohortForbidden(q *quota.ClusterQueue) (bool, *int32) {
+	bwc := q.Preemption.BorrowWithinCohort
+	if bwc == nil || bwc.Policy == "" || bwc.Policy == kueue.BorrowWithinCohortPolicyNever {
+		return true, nil
+	}
+	return false, bwc.MaxPriorityThreshold
+}
+
+// fitsInQuota tells whether a node's subtree quota holds its usage plus the
+// requests in every cell (Kueue's QuantitiesFitInQuota), and what of the
+// requests its unused reserve (the part it does not lend) cannot hold, for
+// the next node up.
+func fitsInQuota(subtree, usage, local func(resources.FlavorResource) int64, requests resources.Amounts) (bool, resources.Amounts) {
+	fits := true
+	remaining := make(resources.Amounts, len(requests))
+	for fr, v := range requests {
+		if subtree(fr) < resources.Add(usage(fr), v) {
+			fits = false
+		}
+		remaining[fr] = max(0, v-local(fr))
+	}
+	return fits, remaining
+}
+
+// underNominal tells whether q uses strictly less than its nominal quota in
+// every cell that needs preemption (Kueue's
+// queueUnderNominalInResourcesNeedingPreemption).
+func underNominal(q *quota.ClusterQueue, frs map[resources.FlavorResource]bool) bool {
+	for fr := range frs {
+		if q.Usage(fr) >= q.Nominal(fr) {
+			return false
+		}
+	}
+	return true
+}
+
+// addRuled adds the rule-selected candidates the policies did not offer: to
+// the own queue's group, or to the hierarchical group of other queues.
+func addRuled(q *quota.ClusterQueue, own, hier, prio []*classicCand, ruled map[types.UID]*Candidate) ([]*classicCand, []*classicCand) {
+	seen := make(map[types.UID]bool, len(own)+len(hier)+len(prio))
+	for _, l := range [][]*classicCand{own, hier, prio} {
+		for _, cand := range l {
+			seen[cand.UID] = true
+		}
+	}
+	for uid, cand := range ruled {
+		if seen[uid] {
+			continue
+		}
+		cc := &classicCand{Candidate: cand, v: byRule}
+		if cand.ClusterQueue == q.Name() {
+			own = append(own, cc)
+		} else {
+			hier = append(hier, cc)
+		}
+	}
+	// The groups are sorted by a total order afterwards: the map's order does
+	// not leak.
+	return own, hier
+}
+
 func withinQueueAllowed(pol kueue.PreemptionPolicy, cand *Candidate, p *Preemptor) bool {
+	return WithinQueueAllowed(pol, cand.Priority, cand.Created, p.Priority, p.Created)
+}
+
+// WithinQueueAllowed applies withinClusterQueue to a candidate of the
+// preemptor's own queue: LowerPriority takes strictly lower priorities;
+// LowerOrNewerEqualPriority also equal priorities created strictly after the
+// preemptor (as in Kueue, a candidate created at the same instant is not
+// newer: Kubernetes times have a resolution of one second, and equal times
+// are common); Never and Any (not allowed for this policy) take nothing.
+func WithinQueueAllowed(pol kueue.PreemptionPolicy, candPriority int32, candCreated time.Time, priority int32, created time.Time) bool {
 	switch pol {
 	case kueue.PreemptionPolicyLowerPriority:
-		return cand.Priority < p.Priority
+		return candPriority < priority
 	case kueue.PreemptionPolicyLowerOrNewerEqualPriority:
-		return cand.Priority < p.Priority || (cand.Priority == p.Priority && cand.Created.After(p.Created))
+		return candPriority < priority || (candPriority == priority && candCreated.After(created))
 	}
 	return false
 }
 
-// minimal removes candidates in order until p fits, skipping those of queues
-// that stopped borrowing on the way, then tries to put back every victim but
-// the last, in reverse order, keeping out only those it still needs: the
-// smallest set in Kueue's sense.
-//
-// Candidates in ruled are taken whether or not their queue borrows.
-func minimal(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, cands []*Candidate, allowBorrowing bool, ruled map[types.UID]*Candidate) []Target {
-	s := &sim{cache: c}
-	defer s.undo()
-	frs := needs(c, q, p.Assignment.Usage)
-	var victims []*Candidate
-	found := false
-	for _, cand := range cands {
-		if _, byRule := ruled[cand.UID]; !byRule && cand.ClusterQueue != q.Name() {
-			o, ok := c.ClusterQueue(cand.ClusterQueue)
-			if !ok || !borrowingIn(o, frs) {
-				continue
-			}
-		}
-		s.remove(cand)
-		victims = append(victims, cand)
-		if fits(c, q, p.Assignment.Usage, allowBorrowing) {
-			found = true
-			break
-		}
-	}
-	if !found {
-		return nil
-	}
-	victims = fillBack(c, q, p, s, victims, allowBorrowing)
-	out := make([]Target, 0, len(victims))
-	for _, v := range victims {
-		out = append(out, Target{Candidate: v, Reason: classicReason(q, p, v)})
-	}
-	return out
-}
-
+// fillBack puts back every victim but the last, last removed first, keeping
+// out only those the preemptor still needs gone: the smallest set in Kueue's
+// sense.
 func fillBack(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, s *sim, victims []*Candidate, allowBorrowing bool) []*Candidate {
 	for i := len(victims) - 2; i >= 0; i-- {
 		s.restore(victims[i])
@@ -226,6 +416,8 @@ func fillBack(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, s *sim, victi
 	return victims
 }
 
+// classicReason is the reason of a victim selected by a rule: its queue's
+// relation to the preemptor's.
 func classicReason(q *quota.ClusterQueue, p *Preemptor, v *Candidate) string {
 	switch {
 	case v.ClusterQueue == q.Name():
@@ -234,4 +426,35 @@ func classicReason(q *quota.ClusterQueue, p *Preemptor, v *Candidate) string {
 		return decision.PreemptionInCohortReclaimWhileBorrowing
 	}
 	return decision.PreemptionInCohortReclamation
+}
+
+// OwnQueueOnly tells whether classic preemption, for a request of usage in q
+// short of the cells frs, can take only q's own workloads whatever the other
+// queues hold: when q may not reclaim within its Cohort (or has none), or when
+// it may not preempt while borrowing, is not below its nominal quota in frs
+// and no subtree holding it could hold the request (no hierarchical
+// advantage): then every candidate of another queue requires the preemptor to
+// end within nominal quota, and the only attempt allows borrowing. The
+// scheduler's shortcuts ask it rather than restate the rules; it does not
+// consider PreemptionConfig rules or fair sharing.
+func OwnQueueOnly(q *quota.ClusterQueue, usage resources.Amounts, frs map[resources.FlavorResource]bool) bool {
+	pol := q.Preemption.ReclaimWithinCohort
+	var buf [8]*quota.Cohort
+	anc := q.Ancestors(buf[:])
+	if pol == kueue.PreemptionPolicyNever || pol == "" || len(anc) == 0 {
+		return true
+	}
+	if forbidden, _ := borrowWithinCohortForbidden(q); !forbidden || underNominal(q, frs) {
+		return false
+	}
+	fits, remaining := fitsInQuota(q.SubtreeQuotaOf, q.UsageOf, q.LocalAvailable, usage)
+	// The candidates found at the root get the advantage of every level
+	// below it.
+	for _, a := range anc[:len(anc)-1] {
+		if fits {
+			return false
+		}
+		fits, remaining = fitsInQuota(a.SubtreeQuotaOf, a.UsageOf, a.LocalAvailable, remaining)
+	}
+	return !fits
 }

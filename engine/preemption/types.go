@@ -26,6 +26,11 @@ type Candidate struct {
 	// are shared with the scheduler: read-only.
 	Labels     map[string]string
 	LocalQueue types.NamespacedName
+	// LQUsage is, when its ClusterQueue uses admission fair sharing, its
+	// LocalQueue's weighted decayed usage: between candidates of one queue
+	// from different LocalQueues, the one of the LocalQueue that used more
+	// goes first (Kueue's CandidatesOrdering). nil otherwise.
+	LQUsage *int64
 }
 
 // Preemptor is the pending workload that needs room.

@@ -27,8 +27,8 @@ type ClusterQueue struct {
 	// Preference is spec.flavorFungibility.preference, BorrowingOverPreemption
 	// when unset.
 	Preference kueue.FlavorFungibilityPreference
-	StopPolicy        kueue.StopPolicy
-	Preemption        kueue.ClusterQueuePreemption
+	StopPolicy kueue.StopPolicy
+	Preemption kueue.ClusterQueuePreemption
 	// AdmissionMode is spec.admissionScope.admissionMode, "" when unset.
 	AdmissionMode kueue.AdmissionMode
 	// Labels are metadata.labels, for the clusterQueueSelector of a

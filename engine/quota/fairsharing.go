@@ -97,16 +97,39 @@ func (c *Cohort) ParentCohort() *Cohort {
 	return nil
 }
 
-// LendableOf is the subtree quota of a resource summed over flavors: the
-// denominator of the share of each of the cohort's children.
+// LendableOf is what the cohort's subtree could use of a resource, summed
+// over flavors, if nothing else were admitted: the denominator of the share
+// of each of its children. As in Kueue, each cell counts the cohort's
+// potential (its unused reserve plus what its ancestors could lend it, within
+// its borrowing limit), so that in a deep tree a queue's borrowing is
+// measured against what its Cohort could reach, not only against what that
+// Cohort owns.
 func (c *Cohort) LendableOf(r corev1.ResourceName) int64 {
+	root, ok := c.tc.Root()
+	if !ok {
+		return 0
+	}
 	var sum int64
-	for fr, v := range c.subtree {
+	for fr := range root.Value.subtree {
 		if fr.Resource == r {
-			sum = resources.Add(sum, v)
+			sum = resources.Add(sum, c.potential(fr))
 		}
 	}
 	return sum
+}
+
+// potential is what the cohort could use of a cell if nothing else were
+// admitted (Kueue's potentialAvailable).
+func (c *Cohort) potential(fr resources.FlavorResource) int64 {
+	p := c.tc.Parent()
+	if p == nil {
+		return c.subtree[fr]
+	}
+	pot := resources.Add(c.guaranteed(fr), p.Value.potential(fr))
+	if bl := c.borrowingLimit(fr); bl != resources.Unlimited {
+		pot = min(pot, resources.Add(c.subtree[fr], bl))
+	}
+	return pot
 }
 
 // TreeQueues calls f for every ClusterQueue that shares quota with q: the

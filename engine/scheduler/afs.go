@@ -40,17 +40,16 @@ func (s *Scheduler) lqUsage(key types.NamespacedName) *afs.Usage {
 	return u
 }
 
-// afsSample decays and samples the usage of every LocalQueue of an AFS
-// ClusterQueue. Usage counts from quota reservation: assumed admissions count.
+// afsSample decays and samples the usage of every LocalQueue, as Kueue's
+// LocalQueue controller does whenever admission fair sharing is configured:
+// a ClusterQueue switched to UsageBasedAdmissionFairSharing then orders by
+// history it already has. Usage counts from quota reservation: assumed
+// admissions count.
 func (s *Scheduler) afsSample(now time.Time) {
 	if s.afs == nil {
 		return
 	}
-	for key, lq := range s.localQueues {
-		q, ok := s.cache.ClusterQueue(lq.cq)
-		if !ok || !s.usesAFS(q) {
-			continue
-		}
+	for key := range s.localQueues {
 		u := s.lqUsage(key)
 		if u.LastSample.IsZero() || now.Sub(u.LastSample) >= s.afs.params.SamplingInterval {
 			u.Sample(s.afs.params, now, s.lqRequests(key))
@@ -78,7 +77,7 @@ func (s *Scheduler) afsPenalty(q *quota.ClusterQueue, r *record) {
 	for fr, v := range r.admission.Usage {
 		req[fr.Resource] = resources.Add(req[fr.Resource], v)
 	}
-	s.lqUsage(r.lq).Add(req)
+	s.lqUsage(r.lq).Penalize(s.afs.params, req)
 }
 
 // afsKey is the ordering key of a LocalQueue: lower goes first.
@@ -92,4 +91,30 @@ func (s *Scheduler) afsKey(key types.NamespacedName) int64 {
 		w = lq.weight
 	}
 	return u.Weighted(s.afs.params, w)
+}
+
+// seedAFS starts a LocalQueue's usage from what its status says it consumed,
+// as Kueue does after a restart, so that a tenant's history survives the
+// manager. Only a LocalQueue the engine has no usage for is seeded: its own
+// record is newer than any status it wrote. The clock starts at the next
+// sample, as in Kueue, so that the time the manager was away does not decay
+// the history.
+func (s *Scheduler) seedAFS(key types.NamespacedName, lq *kueue.LocalQueue) {
+	if s.afs == nil || lq.Status.FairSharing == nil || lq.Status.FairSharing.AdmissionFairSharingStatus == nil {
+		return
+	}
+	if _, ok := s.afs.usage[key]; ok {
+		return
+	}
+	u := afs.NewUsage()
+	for name, q := range lq.Status.FairSharing.AdmissionFairSharingStatus.ConsumedResources {
+		v, err := resources.ToCanonical(name, q)
+		if err != nil || v <= 0 {
+			// A status the engine cannot read is history lost, not an
+			// error: ordering starts afresh for that resource.
+			continue
+		}
+		u.Seed(resources.Requests{name: v})
+	}
+	s.afs.usage[key] = u
 }

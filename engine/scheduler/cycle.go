@@ -42,6 +42,11 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.runs.reset()
 	s.heads.reset()
 	defer func() { s.inCycle = false }()
+	if s.admittedInCycle {
+		// What the last cycle admitted may be preempted from now on.
+		s.candVer++
+		s.admittedInCycle = false
+	}
 	s.quiet = s.opts.QuietCycles && !s.explainNext
 	s.explainNext = false
 	var out []Decision
@@ -49,16 +54,21 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	out = s.unroutable(out)
 	before := s.cache.Version()
 	s.settlePreemptions()
+	s.settleOrphans()
 	s.beginCycle(before)
 	s.afsSample(now)
 	trees := s.treesToSchedule(&out)
 	for _, t := range trees {
 		out = s.scheduleTree(t, out)
 	}
+	// The snapshot counts the cycle's holds: a queue evaluated while they
+	// were charged must be woken when the next cycle starts without them.
 	s.snapshotTreeFree()
+	s.releaseHolds()
 	s.releaseReservations()
 	// A ready preemptor that did not fit now competes like any other.
 	clear(s.ready)
+	clear(s.readyFor)
 	s.epoch++ // the world changes between cycles
 	clear(s.failedPreemption)
 	if s.quiet {
@@ -226,6 +236,9 @@ func (s *Scheduler) filter(q *quota.ClusterQueue, r *record) (Decision, bool) {
 		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonInactive,
 			Message: "the workload has spec.active=false; set it to true to queue it"}, true
 	}
+	if r.info.Invalid != "" {
+		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonInvalid, Message: r.info.Invalid}, true
+	}
 	if lq := s.localQueues[r.lq]; lq != nil && lq.stopped() {
 		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonStopped,
 			Message: fmt.Sprintf("LocalQueue %s is stopped (stopPolicy %s)", r.lq, lq.stop)}, true
@@ -253,6 +266,7 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	r.admittedAt = s.now
 	r.admittedCycle = s.cycle
 	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
+	s.admittedInCycle = true
 	s.epoch++
 	s.touch(q)
 	s.attachAdmitted(r, StateAssumed)

@@ -104,7 +104,11 @@ func (s *Scheduler) placeholder(rn *run) *head {
 	s.dfr.waiting++
 	s.deferrals++
 	hd := s.heads.get()
-	*hd = head{run: rn, r: first, res: flavorassigner.Result{Borrowing: borrows}, placeholder: true}
+	lvl := 0
+	if borrows {
+		lvl = 1 // any head that borrows does so at least from its own Cohort
+	}
+	*hd = head{run: rn, r: first, res: flavorassigner.Result{Borrowing: borrows, BorrowLevel: lvl}, placeholder: true}
 	return hd
 }
 

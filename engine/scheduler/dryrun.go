@@ -75,7 +75,7 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 			}
 		}
 	}
-	opts := s.assignOptions(q)
+	opts := s.assignOptions(q, probe)
 	opts.Explain = true
 	a := flavorassigner.Assign(s.cache, q, info.PodSets, opts)
 	res.Fits, res.Borrowing, res.Flavors = a.Fits, a.Borrowing, a.Groups

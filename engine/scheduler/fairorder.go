@@ -18,7 +18,10 @@ type fairHead struct {
 	path   []quota.FairNode
 	ids    []int
 	shares []fairsharing.Share
-	vers   []uint64
+	// borrowing tells, per node, whether with the workload admitted it uses
+	// more than its subtree quota in a cell the workload requests.
+	borrowing []bool
+	vers      []uint64
 }
 
 // nodeID numbers fair-sharing nodes for sorting heads by path.
@@ -60,7 +63,18 @@ func (s *Scheduler) fairOf(hd *head) *fairHead {
 			return f
 		}
 	}
-	s.cache.Charge(probeKey, hd.run.q.Name(), hd.res.Usage)
+	usage := hd.res.Usage
+	if !hd.res.Fits && hd.res.Preemption != nil {
+		usage = hd.res.Preemption.Usage
+	}
+	// The cycle's preemptors count whole, their victims too, as Kueue's
+	// cycle counts a preempting workload's usage while its targets still
+	// hold theirs: a queue that has just preempted does not look poorer than
+	// it will be once its preemptors are in. Preemptors of earlier cycles
+	// count their reservations only, as Kueue counts nothing for a workload
+	// still waiting for its victims in a later cycle.
+	covered := s.chargeCovered(true)
+	s.cache.Charge(probeKey, hd.run.q.Name(), usage)
 	// Reuse the head's buffers: its queue, hence its path length, does not
 	// change within a cycle.
 	f := hd.fair
@@ -71,24 +85,37 @@ func (s *Scheduler) fairOf(hd *head) *fairHead {
 	f.path = path
 	f.ids = resize(f.ids, len(path))
 	f.shares = resize(f.shares, len(path))
+	f.borrowing = resize(f.borrowing, len(path))
 	f.vers = resize(f.vers, len(path))
 	for d := range path {
 		f.ids[d] = s.nodeID(path[d])
 	}
 	for d := 1; d < len(path); d++ {
 		f.shares[d] = fairsharing.Of(path[d])
+		f.borrowing[d] = false
+		for fr := range usage {
+			if path[d].BorrowedOf(fr) > 0 {
+				f.borrowing[d] = true
+				break
+			}
+		}
 		f.vers[d] = s.nodeVer[path[d]]
 	}
 	s.cache.Release(probeKey)
+	for _, ck := range covered {
+		s.cache.Release(ck)
+	}
 	hd.fair = f
 	return f
 }
 
 // fairPick returns the index of the head fair sharing admits next: a
-// tournament down the cohort tree, where at each cohort the child whose share,
-// with its best head's workload admitted, is lowest wins (Kueue compares
-// queues at their almost-lowest-common-ancestors); ties fall back to the
-// classic order. Heads are sorted by their paths' node ids, so that every
+// tournament down the cohort tree, where at each cohort the child that, with
+// its best head's workload admitted, does not borrow in a cell that workload
+// requests wins, then the one whose share is lowest (Kueue compares queues at
+// their almost-lowest-common-ancestors, and prefers non-borrowing ones under
+// its FairSharingPrioritizeNonBorrowing gate, on by default); ties fall back
+// to the classic order. Heads are sorted by their paths' node ids, so that every
 // subtree is a contiguous range and the tournament needs no maps.
 func (s *Scheduler) fairPick(items []*head) int {
 	if len(items) == 1 {
@@ -136,6 +163,16 @@ func nodeAt(f *fairHead, depth int) int {
 }
 
 func fairBefore(items []*head, fh []*fairHead, a, b, depth int) bool {
+	var ba, bb bool
+	if depth < len(fh[a].borrowing) {
+		ba = fh[a].borrowing[depth]
+	}
+	if depth < len(fh[b].borrowing) {
+		bb = fh[b].borrowing[depth]
+	}
+	if ba != bb {
+		return !ba
+	}
 	var sa, sb fairsharing.Share
 	if depth < len(fh[a].shares) {
 		sa = fh[a].shares[depth]
@@ -146,7 +183,12 @@ func fairBefore(items []*head, fh []*fairHead, a, b, depth int) bool {
 	if sa != sb {
 		return sa < sb
 	}
-	return headLess(items[a], items[b])
+	// Then, as Kueue, priority and queue order; the borrowing level does not
+	// enter here.
+	if c := compareQueueOrder(items[a].r, items[b].r); c != 0 {
+		return c < 0
+	}
+	return items[a].run.q.Name() < items[b].run.q.Name()
 }
 
 // resize returns a slice of length n, reusing buf's array when it is large

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	config "quokka.dev/quokka/apis/config/v1beta2"
 	. "quokka.dev/quokka/engine/enginetest"
 )
 
@@ -82,21 +83,26 @@ func TestFairSharingNoMutualPreemption(t *testing.T) {
 			type pairState struct {
 				last  [2]types.NamespacedName
 				flips int
+				// outside is the count of outside events (submissions,
+				// finishes) when the pair last preempted.
+				outside int
 			}
 			pairs := map[[2]types.NamespacedName]*pairState{}
 			reversals := 0
-			var admitted []types.NamespacedName
-			next, preemptions := 0, 0
+			var admitted, evicting []types.NamespacedName
+			next, preemptions, outside := 0, 0, 0
 			for i := range steps {
 				switch x := rnd.IntN(10); {
 				case x < 4:
 					next++
+					outside++
 					q := fmt.Sprintf("q%d", rnd.IntN(len(weights)))
 					apply(t, s, MakeWorkload(q, fmt.Sprintf("w%05d", next)).Queue("lq").Priority(int32(rnd.IntN(2))).
 						Created(time.Duration(next)*time.Second).Request("cpu", fmt.Sprint(1+rnd.IntN(6))).Obj())
 				case x < 6 && len(admitted) > 0:
 					k := rnd.IntN(len(admitted))
 					s.FinishWorkload(admitted[k])
+					outside++
 					admitted = append(admitted[:k], admitted[k+1:]...)
 				default:
 					ds := s.Cycle(now.Add(time.Duration(i) * time.Second))
@@ -113,8 +119,12 @@ func TestFairSharingNoMutualPreemption(t *testing.T) {
 							}
 							ps, ok := pairs[k]
 							if !ok {
-								pairs[k] = &pairState{last: dir}
+								pairs[k] = &pairState{last: dir, outside: outside}
 								continue
+							}
+							if ps.outside != outside {
+								// Shares moved since: a new round.
+								ps.flips, ps.outside = 0, outside
 							}
 							if ps.last != dir {
 								ps.flips++
@@ -126,9 +136,22 @@ func TestFairSharingNoMutualPreemption(t *testing.T) {
 							ps.last = dir
 						}
 					}
-					if rnd.IntN(4) > 0 {
-						confirm(s, ds)
+					// The driver evicts every victim, each in one of the
+					// next cycles.
+					for _, p := range preempts(ds) {
+						for _, v := range p.Victims {
+							evicting = append(evicting, v.Workload)
+						}
 					}
+					kept := evicting[:0]
+					for _, v := range evicting {
+						if rnd.IntN(4) > 0 {
+							s.EvictWorkload(v)
+						} else {
+							kept = append(kept, v)
+						}
+					}
+					evicting = kept
 					for _, a := range admits(ds) {
 						admitted = append(admitted, a.Workload)
 					}
@@ -178,5 +201,31 @@ func TestFairSharingWithinClusterQueue(t *testing.T) {
 	apply(t, s, MakeWorkload("a", "high").Queue("lq").Priority(10).Request("cpu", "4").Obj())
 	if got := victimNames(s.Cycle(now)); got != "low:InClusterQueue" {
 		t.Fatalf("victims %q, want low:InClusterQueue", got)
+	}
+}
+
+// Quokka's guard against kubernetes-sigs/kueue#14543: after the search, a
+// victim is put back only if every victim taken from another queue stays
+// justified. Here a (weight 1) and b (weight 2) borrow from lender's 12 cpus;
+// the preemptor (a, 4 cpus) first takes a1 (3 cpus, its own queue) and then
+// b1 (4 cpus), which LessThanOrEqualToFinalShare allows only because a1 is
+// gone (a's share 3/16 ≤ b's 6/16/2). Putting a1 back would still fit, but
+// would leave a at 6/16 against b's 3/16: b's workloads could then take the
+// room back by the same rule, and the two queues preempt each other in turn.
+// Kueue puts a1 back; Quokka keeps both victims.
+func TestFairSharingFillBackKeepsVictimsJustified(t *testing.T) {
+	s := world(t, Options{FairSharing: &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare}}},
+		MakeFlavor("default").Obj(),
+		MakeClusterQueue("a").Cohort("all").Quota("default", "cpu", "2").Preemption(lower, lower).Obj(),
+		MakeClusterQueue("b").Cohort("all").Quota("default", "cpu", "2").FairWeight("2").Obj(),
+		MakeClusterQueue("lender").Cohort("all").Quota("default", "cpu", "12").Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj())
+	apply(t, s, MakeWorkload("a", "a1").Queue("lq").Request("cpu", "3").ReserveQuota("a", "default").Obj())
+	apply(t, s, MakeWorkload("a", "a2").Queue("lq").Priority(5).Request("cpu", "1").ReserveQuota("a", "default").Obj())
+	apply(t, s, MakeWorkload("b", "b0").Queue("lq").Priority(5).Request("cpu", "8").ReserveQuota("b", "default").Obj())
+	apply(t, s, MakeWorkload("b", "b1").Queue("lq").Request("cpu", "4").ReserveQuota("b", "default").Obj())
+	apply(t, s, MakeWorkload("a", "p").Queue("lq").Priority(1).Request("cpu", "4").Obj())
+	if got := victimNames(s.Cycle(now)); got != "a1:InClusterQueue,b1:InCohortFairSharing" {
+		t.Fatalf("victims %q, want a1:InClusterQueue,b1:InCohortFairSharing", got)
 	}
 }

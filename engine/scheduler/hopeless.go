@@ -3,6 +3,7 @@ package scheduler
 import (
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/preemption"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/resources"
 )
@@ -20,46 +21,45 @@ const (
 	// scopeTree: other queues may give victims; any admission in the tree
 	// can change the outcome.
 	scopeTree
+	// scopeContended: the search found victims, but the room they would
+	// leave is promised to preemptors of the cycle (fitsOnceEvicted): the
+	// workload neither preempts nor holds now, and searches again next cycle.
+	scopeContended
 )
 
 // scopeOf tells, without running it, what classic preemption's search for r
 // depends on, and for scopeOwn the least unused quota its tree's root must have
 // of one resource before the search can succeed (see ownNeed).
 //
-// The common case on a loaded cluster: r would have to borrow, so only its
-// own queue may give victims (withinClusterQueue), and its queue has no
-// admitted workload that policy allows r to preempt in the cells r is short
-// of: the search is hopeless. The search itself walked every queue of the
-// Cohort tree for reclaim candidates before it looked at that condition; on a
-// tree of 1,000 queues that was most of a simulation's time, and 96% of those
-// searches ended empty for exactly this reason. The answer is the same as
-// preemption.Find's by construction (see classic in engine/preemption): the
-// check applies only where Find would take that path, and answers scopeTree
-// (search, and watch the whole tree) otherwise: under fair sharing, with a
-// PreemptionConfig, with borrowWithinCohort, and when r would stay within
-// its nominal quota (it may reclaim from queues that borrow). Like the
-// search, it must run with the victims of preemptions in flight released
-// (withVictimsGone): they count as gone, and are no candidates.
+// The common case on a loaded cluster: only r's own queue may give victims
+// (preemption.OwnQueueOnly: r would borrow, its queue may not reclaim while
+// borrowing and no subtree holding it could hold the request), and its queue
+// has no admitted workload that policy allows r to preempt in the cells r is
+// short of: the search is hopeless. The search itself walked the queues of the
+// Cohort tree that borrow for reclaim candidates before it found that out; on
+// a tree of 1,000 queues that was most of a simulation's time. The answer
+// follows package preemption's rules by asking them; it answers scopeTree
+// (search, and watch the whole tree) wherever other queues may give victims:
+// under fair sharing, with a PreemptionConfig, and whenever OwnQueueOnly does
+// not hold. Like the search, it must run with the victims of preemptions in
+// flight released (withVictimsGone): they count as gone, and are no
+// candidates.
 func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (searchScope, *need) {
 	if s.opts.DisableIncrementalCycle || s.strategies != nil || s.rulesOf(q) != nil {
 		return scopeTree, nil
 	}
-	if bwc := q.Preemption.BorrowWithinCohort; bwc != nil && bwc.Policy == kueue.BorrowWithinCohortPolicyLowerPriority {
-		return scopeTree, nil
-	}
-	var buf [8]resources.FlavorResource
-	short := buf[:0]
-	withinNominal := true
+	short := map[resources.FlavorResource]bool{}
 	// over is the smallest short cell r would take above nominal quota.
 	var over resources.FlavorResource
+	above := false
 	for fr, v := range a.Usage {
 		if v > s.cache.Available(q, fr).Available {
-			short = append(short, fr)
+			short[fr] = true
 			if q.Usage(fr)+v > q.Nominal(fr) {
-				if withinNominal || fr.Flavor < over.Flavor || (fr.Flavor == over.Flavor && fr.Resource < over.Resource) {
+				if !above || fr.Flavor < over.Flavor || (fr.Flavor == over.Flavor && fr.Resource < over.Resource) {
 					over = fr
 				}
-				withinNominal = false
+				above = true
 			}
 		}
 	}
@@ -70,11 +70,11 @@ func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.
 		// freed: the queue must stay awake.
 		return scopeTree, nil
 	}
-	if withinNominal {
+	if !above || !preemption.OwnQueueOnly(q, a.Usage, short) {
 		return scopeTree, nil
 	}
 	pol := q.Preemption.WithinClusterQueue
-	if pol == kueue.PreemptionPolicyNever {
+	if pol == kueue.PreemptionPolicyNever || pol == "" {
 		return scopeNone, &need{resource: over.Resource, amount: a.Usage[over]}
 	}
 	found := false
@@ -92,9 +92,7 @@ func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.
 		if !usesAnyOf(cand.admission.Usage, short) {
 			continue
 		}
-		allowed := cand.priority < r.priority ||
-			(pol == kueue.PreemptionPolicyLowerOrNewerEqualPriority && cand.priority == r.priority && cand.info.Created.After(r.info.Created))
-		if !allowed {
+		if !preemption.WithinQueueAllowed(pol, cand.priority, cand.info.Created, r.priority, r.info.Created) {
 			continue
 		}
 		found = true
@@ -125,8 +123,8 @@ func (s *Scheduler) hopeless(q *quota.ClusterQueue, r *record, a *flavorassigner
 	return scope == scopeNone
 }
 
-func usesAnyOf(usage resources.Amounts, frs []resources.FlavorResource) bool {
-	for _, fr := range frs {
+func usesAnyOf(usage resources.Amounts, frs map[resources.FlavorResource]bool) bool {
+	for fr := range frs {
 		if usage[fr] > 0 {
 			return true
 		}

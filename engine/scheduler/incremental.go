@@ -40,6 +40,9 @@ type assignMemo struct {
 	// explained is false for a quiet cycle's result, which has no reason or
 	// message: it decides the same, but does not explain.
 	explained bool
+	// candVer is Scheduler.candVer when computed: a result that consulted the
+	// preemption oracle depends on it.
+	candVer uint64
 }
 
 // incremental carries what Cycle needs to recognise that the cache it starts
@@ -79,19 +82,30 @@ func (s *Scheduler) stateVersion() uint64 {
 // assign is flavorassigner.Assign for a pending workload of q, reusing the
 // workload's remembered result when nothing it depends on changed.
 func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Result {
-	opts := s.assignOptions(q)
+	if len(s.holds) > 0 {
+		var res flavorassigner.Result
+		s.withoutOwnHolds(q, func() { res = s.assignAsIs(q, r) })
+		return res
+	}
+	return s.assignAsIs(q, r)
+}
+
+// assignAsIs is assign with the cache as it stands.
+func (s *Scheduler) assignAsIs(q *quota.ClusterQueue, r *record) flavorassigner.Result {
+	opts := s.assignOptions(q, r)
 	if s.opts.DisableIncrementalCycle {
 		return flavorassigner.Assign(s.cache, q, r.info.PodSets, opts)
 	}
 	ver := s.stateVersion()
-	if m := r.memo; m != nil && m.ver == ver && m.q == q && m.info == r.info && (m.explained || s.quiet) {
+	if m := r.memo; m != nil && m.ver == ver && m.q == q && m.info == r.info && (m.explained || s.quiet) &&
+		(!m.res.Oracled || m.candVer == s.candVer) {
 		return m.res
 	}
-	shape := r.shapeOf()
+	shape := s.shareableShape(q, r)
 	if shape != "" {
 		// The shape cache lives for one walk of one cycle, quiet or not.
-		if res, ok := s.shapesFor(q).unfit[shape]; ok {
-			r.memo = &assignMemo{ver: ver, q: q, info: r.info, res: *res, structVer: s.structVer, explained: !s.quiet}
+		if res, ok := s.shapesFor(q).unfit[prioShape{priority: r.priority, shape: shape}]; ok {
+			r.memo = &assignMemo{ver: ver, q: q, info: r.info, res: *res, structVer: s.structVer, explained: !s.quiet, candVer: s.candVer}
 			return *res
 		}
 	}
@@ -113,10 +127,10 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Resu
 	if r.memo == nil {
 		r.memo = &assignMemo{}
 	}
-	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer, explained: !s.quiet}
+	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer, explained: !s.quiet, candVer: s.candVer}
 	if shape != "" {
 		shared := res
-		s.shapesFor(q).unfit[shape] = &shared
+		s.shapesFor(q).unfit[prioShape{priority: r.priority, shape: shape}] = &shared
 	}
 	return res
 }

@@ -1,7 +1,7 @@
 package scheduler
 
 import (
-	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/flavorassigner"
 	"quokka.dev/quokka/engine/quota"
 )
 
@@ -15,64 +15,51 @@ import (
 //
 // In a quiet cycle, a head that reaches the top after admissions of others,
 // in a queue that only freed quota woke, is dropped without that evaluation
-// when two things hold. What the root has unused now (victims in flight
-// counted, as for waking) no longer meets the needs the queue's sleeper kept:
-// then none of its workloads can fit (sleeper.mayFit). And none of its
-// workloads can preempt, whatever happens in the rest of the cycle
-// (hopelessThroughout). Evaluated, the head and everything behind it would
-// not fit and would find no victims: the queue would decide nothing. So it
-// goes back to sleep with the sleeper it had, whose needs still hold: its
-// pending and admitted workloads are those they were computed for.
-//
-// A queue's workloads cannot preempt in the cycle when
-//
-//   - each did not fit when last evaluated (its memo, which outlives a later
-//     fit for this reason), has one pod set whose resources one group covers
-//     (so the flavor preemption would target is the first one within
-//     potential quota: it depends on quotas only), and either may not preempt
-//     at all, or its queue holds no workload the withinClusterQueue policy
-//     lets it take and every cell of that flavor would take the queue above
-//     nominal quota: scopeOf's hopeless case, which holds while the queue's
-//     own usage does not shrink;
-//   - none of its admitted workloads is the victim of a preemption in flight
-//     (a search counts those as gone, which shrinks the queue's usage), none
-//     of its own preemptions is in flight, no PreemptionConfig's rules and no
-//     borrowWithinCohort widen its searches, and it does not use admission
-//     fair sharing.
-//
-// That is checked at the moment the head is dropped, which is when the cycle
-// would have evaluated the queue's remaining workloads, all at once; what
-// happens later in the cycle does not concern them.
+// when what the root and the Cohorts above the queue have unused now (victims
+// in flight counted, as for waking) no longer has room for any of the
+// blockers its sleeper kept (mayChange): each of its workloads got no flavor
+// when last evaluated, for want of room for one of those resources, and
+// still gets none. Evaluated, the head and everything behind it would get no
+// flavor: the queue would decide nothing. So it goes back to sleep with the
+// sleeper it had, whose needs still hold: its pending and admitted workloads
+// are those they were computed for. A queue whose workloads hold quota while
+// they wait, in this cycle (its own holds are charged, but its workloads do
+// not see them) or in the walk its sleeper comes from, is never dropped.
 //
 // Only quiet cycles drop heads so: the dropped queue's workloads get no
 // Pending decision, and its sleeper keeps needs from an earlier walk.
 //
-// The same test also spares such a queue its first walk: see deferred.go.
+// Deferring a woken queue's first walk (deferred.go) needs more: that none of
+// its workloads can preempt or hold quota whatever happens in the cycle.
+// That holds when
+//
+//   - each did not fit when last evaluated (its memo), has one pod set whose
+//     resources one group covers, and cannot get a flavor by preemption for
+//     the rest of the cycle (flavorassigner.NeverPreempts: in every flavor
+//     some resource asks for more than the queue could ever get, or does not
+//     fit and may not be preempted for, or every resource may not be
+//     preempted for): it may fit, but it never searches for victims nor
+//     holds quota;
+//   - none of its own preemptions is in flight and it does not use admission
+//     fair sharing.
 
 // hopelessThroughout tells whether none of q's pending workloads can preempt
-// now, by the conditions above.
+// or hold quota now, by the conditions above.
 func (s *Scheduler) hopelessThroughout(q *quota.ClusterQueue, l *pendingList) bool {
 	name := q.Name()
-	if len(l.sorted) == 0 || s.usesAFS(q) || s.hasInflight(name) || s.rulesOf(q) != nil {
+	if len(l.sorted) == 0 || s.usesAFS(q) || s.hasInflight(name) {
 		return false
 	}
-	if bwc := q.Preemption.BorrowWithinCohort; bwc != nil && bwc.Policy == kueue.BorrowWithinCohortPolicyLowerPriority {
-		return false
-	}
-	for v := range s.victimOf {
-		if vr, ok := s.workloads[v]; ok && vr.holdsQuota() && vr.admission.ClusterQueue == name {
-			return false
-		}
-	}
-	// The rest depends on the queue's pending and admitted workloads and the
-	// structure only: it is remembered until the queue is woken (wake marks
-	// every change of those) or the structure changes.
+	// The answer depends on the queue's pending and admitted workloads, the
+	// structure and the tree's usage, which only grows within a cycle: a yes
+	// is remembered for the cycle, until the queue is woken (wake marks every
+	// change of its workloads) or the structure changes.
 	gen := s.sleep.gen[name]
-	if m, ok := s.hopelessMemo[name]; ok && m.gen == gen && m.structVer == s.structVer {
-		return m.ok
+	if m, ok := s.hopelessMemo[name]; ok && m.gen == gen && m.structVer == s.structVer && m.cycle == s.cycle && m.ok {
+		return true
 	}
 	ok, borrows := s.workloadsHopeless(q, l)
-	s.hopelessMemo[name] = hopelessAnswer{gen: gen, structVer: s.structVer, ok: ok, borrows: borrows}
+	s.hopelessMemo[name] = hopelessAnswer{gen: gen, structVer: s.structVer, cycle: s.cycle, ok: ok, borrows: borrows}
 	return ok
 }
 
@@ -80,22 +67,14 @@ func (s *Scheduler) hopelessThroughout(q *quota.ClusterQueue, l *pendingList) bo
 // when ok, whether each of its workloads would borrow whatever flavor it got
 // (see deferred.go).
 type hopelessAnswer struct {
-	gen, structVer uint64
-	ok, borrows    bool
+	gen, structVer, cycle uint64
+	ok, borrows           bool
 }
 
 // workloadsHopeless is hopelessThroughout's condition on each pending
 // workload; borrows tells whether each would take q above nominal quota in
-// every flavor of its group. Both depend on q's usage, which only changes
-// with its admitted workloads.
+// every flavor of its group.
 func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) (ok, borrows bool) {
-	name := q.Name()
-	canPreempt := s.canPreempt(q)
-	pol := q.Preemption.WithinClusterQueue
-	var lowest *record
-	if adm := s.byPriority(name); len(adm) > 0 {
-		lowest = adm[0]
-	}
 	borrows = true
 	for _, e := range l.sorted {
 		r := e.r
@@ -114,19 +93,10 @@ func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) (ok
 			}
 			group = g
 		}
-		borrows = borrows && group >= 0 && borrowsEverywhere(q, group, &r.info.PodSets[0])
-		if m.res.Preemption == nil || !canPreempt {
-			continue
-		}
-		if pol != kueue.PreemptionPolicyNever && lowest != nil &&
-			(lowest.priority < r.priority || (lowest.priority == r.priority && pol == kueue.PreemptionPolicyLowerOrNewerEqualPriority)) {
+		if group < 0 || !flavorassigner.NeverPreempts(s.cache, q, &r.info.PodSets[0], s.kindOptions(q)) {
 			return false, false
 		}
-		for fr, v := range m.res.Preemption.Usage {
-			if q.Usage(fr)+v <= q.Nominal(fr) {
-				return false, false
-			}
-		}
+		borrows = borrows && borrowsEverywhere(q, group, &r.info.PodSets[0])
 	}
 	return true, borrows
 }
@@ -150,10 +120,7 @@ func (s *Scheduler) lostForGood(rn *run) bool {
 	if !ok {
 		return false
 	}
-	if best, ok := s.rootBound(q, root); !ok || sl.mayFit(best) {
-		return false
-	}
-	if !s.hopelessThroughout(q, rn.list) {
+	if best, ok := s.rootBound(q, root); !ok || sl.holds || s.holdsNow(name) || s.mayChange(sl, best) {
 		return false
 	}
 	set, ok := st.byRoot[root]

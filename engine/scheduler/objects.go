@@ -73,6 +73,7 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 	if fs := lq.Spec.FairSharing; fs != nil && fs.Weight != nil {
 		weight = max(0, fs.Weight.MilliValue())
 	}
+	s.seedAFS(key, lq)
 	if old, ok := s.localQueues[key]; ok {
 		old.stop = stop
 		old.weight = weight
@@ -102,6 +103,10 @@ func (s *Scheduler) DeleteLocalQueue(namespace, name string) {
 		return
 	}
 	s.unindexLQ(lq)
+	if s.afs != nil {
+		// A LocalQueue created again under this name starts afresh.
+		delete(s.afs.usage, key)
+	}
 	delete(s.localQueues, key)
 	for _, r := range s.pendingByLQ[key] {
 		s.gen++

@@ -21,6 +21,18 @@ type inflight struct {
 	cq      string
 	usage   resources.Amounts
 	victims []types.NamespacedName
+	// assignment is what it preempted for: once its victims are gone, it is
+	// admitted with it, in the room its victims left and its reservation
+	// kept. A fresh flavor search could choose otherwise (another flavor may
+	// fit by borrowing now, or show new candidates under whenCanPreempt
+	// MayStopSearch) and take the room another preemptor of the same cycle
+	// made, so that preemptor would preempt again.
+	assignment *flavorassigner.Assignment
+	// covered is the part of usage its victims' release makes room for, as
+	// of its reservation's last charge (see split).
+	covered resources.Amounts
+	// cycle is the cycle it preempted in.
+	cycle uint64
 }
 
 // phantomKey is the cache key of a waiting preemptor's reservation during a
@@ -31,9 +43,10 @@ func phantomKey(k types.NamespacedName) types.NamespacedName {
 
 // settlePreemptions drops finished preemptions (the preemptor is no longer
 // pending, or every victim let go of its quota) and charges, for the cycle,
-// the assignment of each preemptor still waiting. The charge keeps other
-// workloads from taking the room the preemptor is making, as Kueue does by
-// counting preempting workloads' usage in the cycle.
+// the part of each waiting preemptor's assignment that its victims no longer
+// hold (see split). The charge keeps other workloads from taking the room the
+// preemptor is making, as Kueue does by counting preempting workloads' usage
+// in the cycle.
 //
 // A preemptor whose victims are all gone loses its charge but is listed in
 // ready, so that the cycle admits it before anything else can take the room.
@@ -48,13 +61,15 @@ func (s *Scheduler) settlePreemptions() {
 			} else {
 				delete(s.victimOf, v)
 				s.victimsVer++
+				s.candVer++
 			}
 		}
 		in.victims = live
 		if ok && r.state == StatePending && len(live) == 0 {
 			s.ready[in.cq] = append(s.ready[in.cq], key)
+			s.readyFor[key] = in.assignment
 		}
-		if !ok || r.state != StatePending || len(live) == 0 {
+		if !ok || r.state != StatePending || len(live) == 0 || s.neverFits(in) {
 			s.dropPreemption(key)
 			continue
 		}
@@ -62,9 +77,76 @@ func (s *Scheduler) settlePreemptions() {
 	}
 }
 
+// neverFits tells whether a waiting preemptor's assignment asks, in some
+// cell, for more than its queue could ever get: quotas shrank since it
+// preempted. Kueue evaluates every head afresh each cycle; here the preemption
+// is dropped, so that the preemptor is walked again and judged on the new
+// quotas instead of holding its reservation for room that will never come.
+func (s *Scheduler) neverFits(in *inflight) bool {
+	q, ok := s.cache.ClusterQueue(in.cq)
+	if !ok {
+		return true
+	}
+	for fr, v := range in.usage {
+		if v > s.cache.PotentialAvailable(q, fr) {
+			return true
+		}
+	}
+	return false
+}
+
+// split divides a waiting preemptor's assignment, cell by cell, into the
+// part the release of its victims would make room for in its queue (covered:
+// that quota is still the victims', and charging both would keep everyone else
+// out of quota that is neither's) and the rest (held: room already made, or
+// that the preemptor takes beyond what its victims free), which its
+// reservation charges. The room is measured on the cache, victims released
+// and charged back, so that lending limits and the tree are accounted for. A
+// search counts the victims gone and the covered part charged: the state the
+// preemption leads to.
+func (s *Scheduler) split(in *inflight) (held, covered resources.Amounts) {
+	held, covered = in.usage.Clone(), resources.Amounts{}
+	q, ok := s.cache.ClusterQueue(in.cq)
+	if !ok {
+		return held, covered
+	}
+	before := make(resources.Amounts, len(in.usage))
+	for fr := range in.usage {
+		before[fr] = s.cache.Available(q, fr).Available
+	}
+	var gone []heldCharge
+	for _, v := range in.victims {
+		if cq, usage, ok := s.cache.Charged(v); ok {
+			gone = append(gone, heldCharge{key: v, cq: cq, usage: usage})
+			s.cache.Release(v)
+		}
+	}
+	for fr, p := range in.usage {
+		if freed := s.cache.Available(q, fr).Available - before[fr]; freed > 0 {
+			c := min(p, freed)
+			covered[fr] = c
+			if held[fr] = p - c; held[fr] == 0 {
+				delete(held, fr)
+			}
+		}
+	}
+	for i := len(gone) - 1; i >= 0; i-- {
+		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
+	}
+	return held, covered
+}
+
+// coveredKey charges, during a search, the part of a waiting preemptor's
+// assignment its victims still hold.
+func coveredKey(k types.NamespacedName) types.NamespacedName {
+	return types.NamespacedName{Name: "covered-preemptor/" + k.Namespace + "/" + k.Name}
+}
+
 func (s *Scheduler) chargePhantom(key types.NamespacedName, in *inflight) {
 	pk := phantomKey(key)
-	s.cache.Charge(pk, in.cq, in.usage)
+	var held resources.Amounts
+	held, in.covered = s.split(in)
+	s.cache.Charge(pk, in.cq, held)
 	s.phantoms = append(s.phantoms, pk)
 	s.epoch++
 	if q, ok := s.cache.ClusterQueue(in.cq); ok {
@@ -86,18 +168,36 @@ func (s *Scheduler) dropPreemption(key types.NamespacedName) {
 	if !ok {
 		return
 	}
-	// Victims that are not evicted after all are candidates again.
+	// The driver was told to evict the victims and cannot be told otherwise:
+	// those still holding quota stay leaving (no candidates, their room
+	// counted free in searches), with no preemptor to wait for it, until they
+	// are gone (see settleOrphans).
 	s.wake(in.cq)
 	for _, v := range in.victims {
 		if s.victimOf[v] == key {
-			delete(s.victimOf, v)
-			s.victimsVer++
+			s.orphans = append(s.orphans, v)
 		}
 		if vr, ok := s.workloads[v]; ok && vr.holdsQuota() {
 			s.wake(vr.admission.ClusterQueue)
 		}
 	}
 	delete(s.preempting, key)
+}
+
+// settleOrphans forgets the victims of dropped preemptions that have let go
+// of their quota.
+func (s *Scheduler) settleOrphans() {
+	live := s.orphans[:0]
+	for _, v := range s.orphans {
+		if vr, ok := s.workloads[v]; ok && vr.holdsQuota() {
+			live = append(live, v)
+			continue
+		}
+		delete(s.victimOf, v)
+		s.victimsVer++
+		s.candVer++
+	}
+	s.orphans = live
 }
 
 // admitReady admits, before the tree's queues are walked, each ready
@@ -140,12 +240,27 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 		return strings.Compare(a.q.Name(), b.q.Name())
 	})
 	for _, rd := range rs {
-		res := flavorassigner.Assign(s.cache, rd.q, rd.r.info.PodSets, s.assignOptions(rd.q))
+		var res flavorassigner.Result
+		if a := s.readyFor[rd.r.info.Key]; a != nil && s.fitsNow(rd.q, a.Usage) {
+			res = flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: a.Borrowing, BorrowLevel: a.BorrowLevel}
+		} else {
+			res = flavorassigner.Assign(s.cache, rd.q, rd.r.info.PodSets, s.assignOptions(rd.q, rd.r))
+		}
 		if res.Fits {
 			out = append(out, s.admit(rd.q, rd.r, &res))
 		}
 	}
 	return out
+}
+
+// fitsNow tells whether usage fits in q as the cache stands.
+func (s *Scheduler) fitsNow(q *quota.ClusterQueue, usage resources.Amounts) bool {
+	for fr, v := range usage {
+		if v > s.cache.Available(q, fr).Available {
+			return false
+		}
+	}
+	return true
 }
 
 // waiting returns the decision for a preemptor whose victims still hold quota.
@@ -166,10 +281,6 @@ func (s *Scheduler) canPreempt(q *quota.ClusterQueue) bool {
 	return p.WithinClusterQueue != kueue.PreemptionPolicyNever || p.ReclaimWithinCohort != kueue.PreemptionPolicyNever ||
 		(p.BorrowWithinCohort != nil && p.BorrowWithinCohort.Policy == kueue.BorrowWithinCohortPolicyLowerPriority) ||
 		s.rulesOf(q).MaySelect()
-}
-
-func (s *Scheduler) assignOptions(q *quota.ClusterQueue) flavorassigner.Options {
-	return flavorassigner.Options{CanPreempt: s.canPreempt(q)}
 }
 
 // tryPreempt looks for victims that would make room for r and, when it finds
@@ -193,7 +304,8 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	if f, ok := s.failedPreemption[q.Name()]; ok && remember && f.same(memo) {
 		return out, false, f.scope, f.own
 	}
-	targets, scope, own := s.findVictims(q, r, res.Preemption)
+	var targets []preemption.Target
+	s.withoutOwnHolds(q, func() { targets, scope, own = s.findVictims(q, r, res.Preemption) })
 	if scope == scopeNone {
 		return out, false, scopeNone, own
 	}
@@ -204,10 +316,16 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		}
 		return out, false, scope, own
 	}
+	if !s.fitsOnceEvicted(q, res.Preemption, targets) {
+		// The room these victims would leave is promised to preemptors of
+		// this cycle: evicting them would be wasted. Next cycle it searches
+		// again, in whatever state the tree is then.
+		return out, false, scopeContended, nil
+	}
 	// Deferred walks must see the state as it was before the preemption.
 	s.settleDeferred()
 	d := Preempt{Preemptor: r.info.Key, PreemptorClusterQueue: q.Name()}
-	in := &inflight{cq: q.Name(), usage: res.Preemption.Usage.Clone()}
+	in := &inflight{cq: q.Name(), usage: res.Preemption.Usage.Clone(), assignment: res.Preemption, cycle: s.cycle}
 	for _, t := range targets {
 		d.Victims = append(d.Victims, Victim{Workload: t.Key, ClusterQueue: t.ClusterQueue, Reason: t.Reason,
 			Message: preemptionMessage(r, q.Name(), t.Reason)})
@@ -215,12 +333,46 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		s.victimOf[t.Key] = r.info.Key
 	}
 	s.victimsVer++
+	s.candVer++
 	s.preempting[r.info.Key] = in
-	s.preemptions++
 	s.chargePhantom(r.info.Key, in)
 	out = append(out, d)
 	w, _ := s.waiting(q, r)
 	return append(out, w), true, scope, nil
+}
+
+// fitsOnceEvicted tells whether the assignment fits once the targets and
+// every victim in flight are gone, with every waiting preemptor's
+// reservation charged (Kueue's check before it issues a cycle's
+// preemptions): the targets of a search are chosen against the state the
+// cycle began with (see withVictimsGone), and two preemptors of one cycle
+// may each need the same unused quota besides their victims.
+func (s *Scheduler) fitsOnceEvicted(q *quota.ClusterQueue, a *flavorassigner.Assignment, targets []preemption.Target) bool {
+	ok := true
+	s.withVictimsGone(func() {
+		var gone []heldCharge
+		release := func(k types.NamespacedName) {
+			if cq, usage, ok := s.cache.Charged(k); ok {
+				gone = append(gone, heldCharge{key: k, cq: cq, usage: usage})
+				s.cache.Release(k)
+			}
+		}
+		for _, t := range targets {
+			if _, busy := s.victimOf[t.Key]; !busy {
+				release(t.Key)
+			}
+		}
+		for _, h := range s.holds {
+			if h.cq == q.Name() {
+				release(h.key)
+			}
+		}
+		ok = s.fitsNow(q, a.Usage)
+		for i := len(gone) - 1; i >= 0; i-- {
+			s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
+		}
+	})
+	return ok
 }
 
 // failedSearch is a preemption search that found no victims.
@@ -254,30 +406,27 @@ func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassig
 		if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
 			return
 		}
-		rules := s.rulesOf(q)
-		p := &preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: a,
-			Labels: r.info.Labels, LocalQueue: r.lq}
-		targets = preemption.Find(s.cache, q, p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: rules})
+		p := s.preemptorOf(q, r, a)
+		targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
 	})
 	return targets, scope, own
 }
 
 // withVictimsGone runs f with the victims of preemptions in flight released
-// from the cache, as a search sees the world: they are leaving.
+// from the cache, as a search sees the world: they are leaving, and their
+// preemptors' assignments are charged whole (the reservations charge the
+// part the victims no longer hold; see split), so that the search sees the
+// state these preemptions lead to (as Kueue's overlap recomputation does).
 func (s *Scheduler) withVictimsGone(f func()) {
 	if len(s.victimOf) == 0 {
 		f()
 		return
 	}
-	type held struct {
-		key   types.NamespacedName
-		cq    string
-		usage resources.Amounts
-	}
-	var gone []held
+	var gone []heldCharge
+	covered := s.chargeCovered(false)
 	for _, v := range sortedLQKeys(s.victimOf) {
 		if cq, usage, ok := s.cache.Charged(v); ok {
-			gone = append(gone, held{v, cq, usage})
+			gone = append(gone, heldCharge{key: v, cq: cq, usage: usage})
 			s.cache.Release(v)
 		}
 	}
@@ -285,10 +434,32 @@ func (s *Scheduler) withVictimsGone(f func()) {
 	for i := len(gone) - 1; i >= 0; i-- {
 		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
 	}
+	for _, ck := range covered {
+		s.cache.Release(ck)
+	}
 }
 
+// chargeCovered charges the covered part of every waiting preemptor's
+// assignment (see split), or only of those that preempted in this cycle, and
+// returns the keys to release.
+func (s *Scheduler) chargeCovered(thisCycle bool) []types.NamespacedName {
+	var covered []types.NamespacedName
+	for _, key := range sortedLQKeys(s.preempting) {
+		if in := s.preempting[key]; len(in.covered) > 0 && (!thisCycle || in.cycle == s.cycle) {
+			ck := coveredKey(key)
+			s.cache.Charge(ck, in.cq, in.covered)
+			covered = append(covered, ck)
+		}
+	}
+	return covered
+}
+
+// JobUIDLabel is the label Kueue's job integrations put on a Workload with
+// the UID of the job that owns it; the Preempted message names it.
+const JobUIDLabel = "kueue.x-k8s.io/job-uid"
+
 // preemptionMessage is the Preempted condition's message, in Kueue's words,
-// naming the preemptor.
+// naming the preemptor and its job.
 func preemptionMessage(r *record, cq, reason string) string {
 	why := map[string]string{
 		PreemptionInClusterQueue:                "prioritization in the ClusterQueue",
@@ -296,8 +467,12 @@ func preemptionMessage(r *record, cq, reason string) string {
 		PreemptionInCohortReclaimWhileBorrowing: "reclamation within the cohort while borrowing",
 		PreemptionInCohortFairSharing:           "Fair Sharing within the cohort",
 	}[reason]
-	return fmt.Sprintf("Preempted to accommodate a workload (UID: %s, JobUID: UNKNOWN) due to %s; preemptor %s in ClusterQueue %s",
-		r.info.UID, why, r.info.Key, cq)
+	jobUID := r.info.Labels[JobUIDLabel]
+	if jobUID == "" {
+		jobUID = "UNKNOWN"
+	}
+	return fmt.Sprintf("Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s; preemptor %s in ClusterQueue %s",
+		r.info.UID, jobUID, why, r.info.Key, cq)
 }
 
 // source lists a queue's admitted workloads that are not already being evicted
@@ -307,6 +482,10 @@ type source struct{ s *Scheduler }
 func (src source) Admitted(cq string) []*preemption.Candidate {
 	m := src.s.admittedByCQ[cq]
 	out := make([]*preemption.Candidate, 0, len(m))
+	afsQueue := false
+	if q, ok := src.s.cache.ClusterQueue(cq); ok {
+		afsQueue = src.s.usesAFS(q)
+	}
 	for key, r := range m {
 		if _, busy := src.s.victimOf[key]; busy {
 			continue
@@ -318,6 +497,11 @@ func (src source) Admitted(cq string) []*preemption.Candidate {
 			r.cand = &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority,
 				Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage,
 				Labels: r.info.Labels, LocalQueue: r.lq}
+		}
+		r.cand.LQUsage = nil
+		if afsQueue {
+			u := src.s.afsKey(r.lq)
+			r.cand.LQUsage = &u
 		}
 		out = append(out, r.cand)
 	}

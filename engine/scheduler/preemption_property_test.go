@@ -27,9 +27,17 @@ const maxSettleCycles = 100
 // preempts nothing. Nothing else changes in between, so:
 //   - every preemptor whose victims were all confirmed is admitted by the next
 //     cycle (its reservation kept the room for it, and no one else may take it);
-//   - the workloads holding quota never return to a set they had earlier in
-//     the instant (victims flipping back and forth);
-//   - the instant settles within maxSettleCycles.
+//   - under classic preemption, the workloads holding quota never return to a
+//     set they had earlier in the instant (victims flipping back and forth),
+//     and the instant settles within maxSettleCycles.
+//
+// Fair sharing gives no such guarantee in Kueue: a preemptor's share is
+// measured with the lower-priority workloads of its own queue it preempts
+// gone, and the queues can take from each other, round after round
+// (kubernetes-sigs/kueue#14543 reports such loops; Quokka closes the one of
+// fillBack, see engine/preemption/fair.go, not this one). For the fair-sharing
+// seeds the instant is cut after maxSettleCycles, and only the hand-over is
+// checked.
 func TestPropertyConfirmedPreemptionsSettle(t *testing.T) {
 	t.Parallel()
 	steps := 3000
@@ -65,7 +73,7 @@ func TestPropertyConfirmedPreemptionsSettle(t *testing.T) {
 					o(s)
 					continue
 				}
-				p, h := settleInstant(t, s, i)
+				p, h := settleInstant(t, s, i, !fair)
 				preempted += p
 				handedOver += h
 			}
@@ -85,7 +93,7 @@ func TestPropertyConfirmedPreemptionsSettle(t *testing.T) {
 // instant is the set of workloads holding quota (no preemption is left in
 // flight), and Cycle is deterministic: a set seen before means the cycles
 // would repeat forever, which is what "victims flipping back and forth" is.
-func settleInstant(t *testing.T, s *Scheduler, step int) (preempted, handedOver int) {
+func settleInstant(t *testing.T, s *Scheduler, step int, mustSettle bool) (preempted, handedOver int) {
 	t.Helper()
 	seen := map[string]int{holdingQuota(s): -1}
 	// confirmed holds the preemptors whose victims the previous cycle evicted.
@@ -117,13 +125,15 @@ func settleInstant(t *testing.T, s *Scheduler, step int) (preempted, handedOver 
 			confirmed = append(confirmed, p.Preemptor)
 		}
 		state := holdingQuota(s)
-		if prev, ok := seen[state]; ok {
+		if prev, ok := seen[state]; ok && mustSettle {
 			t.Fatalf("step %d: cycle %d returned to the workloads holding quota after cycle %d: preemptions undo each other; last decisions %v",
 				step, c, prev, ds)
 		}
 		seen[state] = c
 	}
-	t.Fatalf("step %d: still preempting after %d cycles at one instant", step, maxSettleCycles)
+	if mustSettle {
+		t.Fatalf("step %d: still preempting after %d cycles at one instant", step, maxSettleCycles)
+	}
 	return preempted, handedOver
 }
 

@@ -1,7 +1,9 @@
 package scheduler
 
 import (
-	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"slices"
+
+	"quokka.dev/quokka/engine/flavorassigner"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/resources"
 )
@@ -9,19 +11,21 @@ import (
 // A queue that wakes up walks all of its pending workloads again, though
 // usually only the few small enough for the quota just freed can fit. Running
 // the flavor assigner (and writing its explanation) for each of the others is
-// what a woken queue spends its time on. skipUnfit answers "still does not
-// fit, and still has no victims" for them from a table of what the queue can
-// take of each cell now, computed once per queue and cache version.
+// what a woken queue spends its time on. skipUnfit answers "still gets no
+// flavor at all" for them from a table of what the queue can take of each
+// cell now, computed once per queue and cache version.
 //
 // It applies to a workload whose last assignment did not fit (its memo), with
-// one pod set whose resources all belong to one resource group. For such a
-// workload, when one of its resources exceeds what every flavor of the group
-// has available, no flavor fits, and the flavor that preemption would target
-// is the first one within potential quota, which depends only on the quotas,
-// not on usage: the memo's preemption assignment is still the one the assigner
-// would return. If, for that assignment, the search is hopeless as well, the
-// workload's outcome is the one it had and the cycle moves on without a
-// decision for it; its last Pending stands. Anything else runs the assigner.
+// one pod set whose resources all belong to one resource group. When one of
+// its resources exceeds what every flavor of the group has available, no
+// flavor fits; when, moreover, every flavor has a resource that does not fit
+// and that the queue could never get, or may not preempt for
+// (flavorassigner.NoFlavor: more than its nominal quota, no subtree below
+// the root that could hold it, no preemption while borrowing), the
+// assignment is NoFit: the workload neither preempts nor holds quota, and the
+// cycle moves on without a decision for it; its last Pending stands.
+// Anything else runs the assigner, whose oracle judges the flavors that need
+// preemption.
 
 // availTable is what a queue can take of each cell at one cache version.
 type availTable struct {
@@ -54,32 +58,29 @@ func (s *Scheduler) table(q *quota.ClusterQueue) *availTable {
 	return t
 }
 
-// skipUnfit reports that r, pending in q, cannot fit now and has no victims,
-// for the reasons above, without running the assigner; and, when its search
-// was judged hopeless, the need the queue's sleeper keeps for it (scopeOf).
-func (s *Scheduler) skipUnfit(q *quota.ClusterQueue, r *record) (bool, *need) {
+// skipUnfit reports that r, pending in q, cannot fit now and gets no flavor
+// to preempt for, for the reasons above, without running the assigner; and
+// the resources that block it, for the queue's sleeper.
+func (s *Scheduler) skipUnfit(q *quota.ClusterQueue, r *record) (bool, []need) {
 	m := r.memo
 	if s.opts.DisableIncrementalCycle || m == nil || m.q != q || m.info != r.info || m.structVer != s.structVer ||
 		len(r.info.PodSets) != 1 || m.res.Fits {
 		return false, nil
 	}
-	key := prioShape{priority: r.priority, shape: r.shapeOf()}
-	// LowerOrNewerEqualPriority compares creation times: not one answer per shape.
-	shared := key.shape != "" && q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority
-	if shared {
-		if a, ok := s.shapesFor(q).skip[key]; ok {
-			return a.skip, a.only
+	shape := r.shapeOf()
+	if shape != "" {
+		if a, ok := s.shapesFor(q).skip[prioShape{shape: shape}]; ok {
+			return a.skip, a.blockers
 		}
 	}
-	skip, only := s.skipUnfitFresh(q, r)
-	if shared {
-		s.shapesFor(q).skip[key] = skipAnswer{skip: skip, only: only}
+	skip, blockers := s.skipUnfitFresh(q, r)
+	if shape != "" {
+		s.shapesFor(q).skip[prioShape{shape: shape}] = skipAnswer{skip: skip, blockers: blockers}
 	}
-	return skip, only
+	return skip, blockers
 }
 
-func (s *Scheduler) skipUnfitFresh(q *quota.ClusterQueue, r *record) (bool, *need) {
-	m := r.memo
+func (s *Scheduler) skipUnfitFresh(q *quota.ClusterQueue, r *record) (bool, []need) {
 	ps := &r.info.PodSets[0]
 	group := -1
 	for res := range ps.Total {
@@ -109,11 +110,44 @@ func (s *Scheduler) skipUnfitFresh(q *quota.ClusterQueue, r *record) (bool, *nee
 	if !short {
 		return false, nil
 	}
-	if m.res.Preemption == nil || !s.canPreempt(q) {
-		return true, nil
+	none, blockers := flavorassigner.NoFlavor(s.cache, q, ps, s.kindOptions(q))
+	if !none {
+		return false, nil
 	}
-	var scope searchScope
-	var only *need
-	s.withVictimsGone(func() { scope, only = s.scopeOf(q, r, m.res.Preemption) })
-	return scope == scopeNone, only
+	return true, needsOf(blockers)
+}
+
+// needsOf converts the assigner's blockers.
+func needsOf(bs []flavorassigner.Blocker) []need {
+	out := make([]need, len(bs))
+	for i, b := range bs {
+		out[i] = need{resource: b.Resource, amount: b.Amount}
+	}
+	return out
+}
+
+// blockersOf are the resources that block r, which got no flavor in q, for
+// the queue's sleeper: those flavorassigner.NoFlavor finds for a workload
+// of one pod set; for several pod sets (whose earlier pod sets' assignments
+// count against later ones), every resource they request, with the smallest
+// amount a pod set requests, which any change of theirs needs.
+func (s *Scheduler) blockersOf(q *quota.ClusterQueue, r *record) []need {
+	if len(r.info.PodSets) == 1 {
+		if none, bs := flavorassigner.NoFlavor(s.cache, q, &r.info.PodSets[0], s.kindOptions(q)); none {
+			return needsOf(bs)
+		}
+	}
+	var out []need
+	for i := range r.info.PodSets {
+		ps := flavorassigner.WithPods(q, &r.info.PodSets[i])
+		for res, v := range ps.Total {
+			i := slices.IndexFunc(out, func(n need) bool { return n.resource == res })
+			if i < 0 {
+				out = append(out, need{resource: res, amount: v})
+			} else {
+				out[i].amount = min(out[i].amount, v)
+			}
+		}
+	}
+	return out
 }

@@ -235,25 +235,36 @@ func TestInFlightVictimsAreNotTakenTwice(t *testing.T) {
 }
 
 // A preemptor deleted and recreated under the same name (a new UID) starts
-// afresh: it does not inherit its predecessor's preemption, and names every
-// victim it needs (asking again for an eviction already under way is harmless
-// to a driver, and lets the new preemptor wait for it).
+// afresh: it does not inherit its predecessor's preemption. Its
+// predecessor's victim is still leaving (the driver was told to evict it and
+// does), so it is no candidate, and its room counts: the new 8-CPU workload
+// takes only low0, waits for its own victim, and is admitted once both are
+// gone.
 func TestRecreatedPreemptorDoesNotInheritVictims(t *testing.T) {
 	s := world(t, Options{}, MakeFlavor("default").Obj(),
 		MakeClusterQueue("a").Quota("default", "cpu", "8").Preemption(never, lower).Obj(),
 		MakeLocalQueue("a", "lq", "a").Obj())
 	admitted(t, s, "a", job("a", "low0", 4, 0), job("a", "low1", 4, 0))
 	apply(t, s, job("a", "hi", 4, 10).Obj())
-	if got := victimNames(s.Cycle(now)); got != "low1:InClusterQueue" {
+	first := s.Cycle(now)
+	if got := victimNames(first); got != "low1:InClusterQueue" {
 		t.Fatalf("victims %q", got)
 	}
 	apply(t, s, job("a", "hi", 8, 10).UID("second").Obj())
 	ds := s.Cycle(now.Add(time.Minute))
-	if got := victimNames(ds); got != "low0:InClusterQueue,low1:InClusterQueue" {
-		t.Fatalf("victims %q: the new 8-CPU workload needs both", got)
+	if got := victimNames(ds); got != "low0:InClusterQueue" {
+		t.Fatalf("victims %q: low1 is leaving already, the new 8-CPU workload needs low0 too", got)
 	}
-	if p := mustPending(t, ds, "hi", ReasonWaitingForPreemption); !strings.Contains(p.Message, "waiting for 2") {
+	if p := mustPending(t, ds, "hi", ReasonWaitingForPreemption); !strings.Contains(p.Message, "waiting for 1") {
 		t.Fatalf("message %q", p.Message)
+	}
+	confirm(s, ds)
+	if got := admittedNames(s.Cycle(now.Add(2 * time.Minute))); len(got) != 0 {
+		t.Fatalf("admitted %v while low1 still holds its quota", got)
+	}
+	confirm(s, first)
+	if got := strings.Join(admittedNames(s.Cycle(now.Add(3*time.Minute))), ","); got != "hi" {
+		t.Fatalf("admitted %q once both victims are gone, want hi", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	config "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/fairsharing"
+	"quokka.dev/quokka/engine/flavorassigner"
 	"quokka.dev/quokka/engine/preemption"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/workload"
@@ -82,12 +83,18 @@ type Scheduler struct {
 	// assignment it waits to get; victimOf maps each such victim back.
 	preempting map[types.NamespacedName]*inflight
 	victimOf   map[types.NamespacedName]types.NamespacedName
+	// orphans are victims whose preemption was dropped (its preemptor was
+	// admitted, removed, or can no longer fit) and that still hold quota:
+	// the driver evicts them all the same.
+	orphans []types.NamespacedName
 	// phantoms are the charges made for waiting preemptors during a cycle.
 	phantoms []types.NamespacedName
 	// ready lists, per ClusterQueue, the preemptors whose victims have all let
 	// go of their quota since the last cycle; the cycle offers them that room
 	// before anyone else (see admitReady) and then forgets them.
 	ready map[string][]types.NamespacedName
+	// readyFor holds the assignment each ready preemptor preempted for.
+	readyFor map[types.NamespacedName]*flavorassigner.Assignment
 	// now is the time of the running cycle; cycle counts cycles.
 	now     time.Time
 	cycle   uint64
@@ -112,10 +119,11 @@ type Scheduler struct {
 	// availability table of the queue being walked (see prefilter.go).
 	structVer uint64
 	avail     availTable
+	// structChanges counts the changes of structure alone (structVer also
+	// moves on WakeAll).
+	structChanges uint64
 	// standing lists draining and unroutable queues (see standing.go).
 	standing standing
-	// preemptions counts the preemptions made, for wakeInCycle.
-	preemptions uint64
 	// shapes shares answers between workloads of one shape (see shapes.go).
 	shapes shapeCache
 	// explainNext is set by WakeAll; quiet is true in a cycle that returns
@@ -137,6 +145,22 @@ type Scheduler struct {
 	dfr                          *deferral
 	dfrBuf                       deferral
 	deferrals, rewalks, revivals uint64
+	// holds are the cycle's holds of workloads waiting for preemption that
+	// found no victims, and releases counts, per tree, the releases of quota
+	// that let a BestEffortFIFO workload hold again (see hold.go).
+	holds    []heldCharge
+	releases map[treeKey]uint64
+	// deferredFits are the cycle's reservations of workloads that fit once
+	// the evictions in flight complete (see deferFit); unlike holds, their
+	// own queue sees them.
+	deferredFits []heldCharge
+	// candVer counts changes of what a preemption search may take beyond the
+	// cache's usage (the admitted set, victims in flight, and the workloads
+	// admitted by the last cycle becoming candidates): a remembered flavor
+	// assignment that consulted the preemption oracle holds only while it is
+	// unchanged. admittedInCycle tells that the running cycle admitted.
+	candVer         uint64
+	admittedInCycle bool
 }
 
 type localQueue struct {
@@ -188,6 +212,8 @@ type record struct {
 	// shape is shapeOf's key, computed for shapeFor.
 	shape    string
 	shapeFor *workload.Info
+	// heldAt is the release epoch in which it last held quota (hold.go).
+	heldAt holdMark
 }
 
 func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }
@@ -212,6 +238,7 @@ func New(opts Options) *Scheduler {
 		lists:          map[string]*pendingList{},
 		preempting:     map[types.NamespacedName]*inflight{},
 		ready:          map[string][]types.NamespacedName{},
+		readyFor:       map[types.NamespacedName]*flavorassigner.Assignment{},
 		nodeVer:        map[quota.FairNode]uint64{},
 		nodeIDs:        map[quota.FairNode]int{},
 

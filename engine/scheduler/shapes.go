@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/flavorassigner"
 	"quokka.dev/quokka/engine/quota"
 )
@@ -23,7 +24,7 @@ type shapeCache struct {
 	epoch     uint64
 	cycle     uint64
 	structVer uint64
-	unfit     map[string]*flavorassigner.Result
+	unfit     map[prioShape]*flavorassigner.Result
 	skip      map[prioShape]skipAnswer
 }
 
@@ -33,15 +34,15 @@ type prioShape struct {
 }
 
 type skipAnswer struct {
-	skip bool
-	only *need
+	skip     bool
+	blockers []need
 }
 
 // shapesFor returns the cache for q at the current state.
 func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
 	c := &s.shapes
 	if c.unfit == nil {
-		c.unfit, c.skip = map[string]*flavorassigner.Result{}, map[prioShape]skipAnswer{}
+		c.unfit, c.skip = map[prioShape]*flavorassigner.Result{}, map[prioShape]skipAnswer{}
 	} else if c.q == q && c.epoch == s.epoch && c.cycle == s.cycle && c.structVer == s.structVer {
 		return c
 	}
@@ -50,6 +51,18 @@ func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
 	clear(c.skip)
 	c.q, c.epoch, c.cycle, c.structVer = q, s.epoch, s.cycle, s.structVer
 	return c
+}
+
+// shareableShape is r's shape when workloads of that shape and r's priority
+// get the same assignment in q: the preemption oracle the assigner consults
+// reads the preemptor's priority, and also its creation time under
+// LowerOrNewerEqualPriority and its labels and LocalQueue when q's
+// PreemptionConfig rules read them; "" when they may differ.
+func (s *Scheduler) shareableShape(q *quota.ClusterQueue, r *record) string {
+	if q.Preemption.WithinClusterQueue == kueue.PreemptionPolicyLowerOrNewerEqualPriority || s.rulesOf(q).ReadsPreemptor() {
+		return ""
+	}
+	return r.shapeOf()
 }
 
 // shapeOf is a key equal for workloads whose pod sets the flavor assigner
@@ -67,7 +80,7 @@ func (r *record) shapeOf() string {
 			return ""
 		}
 		// fmt prints maps sorted by key.
-		fmt.Fprintf(&b, "%s/%d/%v;", ps.Name, ps.Count, ps.PerPod)
+		fmt.Fprintf(&b, "%s/%d/%v/%v;", ps.Name, ps.Count, ps.PerPod, ps.Zero)
 	}
 	r.shape = b.String()
 	return r.shape

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -48,11 +47,17 @@ import (
 // sleeper is a sleeping queue that freed quota elsewhere in its tree may wake.
 type sleeper struct {
 	q *quota.ClusterQueue
-	// needs lists, for each resource that every unfit workload of the queue
-	// requests, the smallest such request (the largest pod set's, per
-	// workload); empty when they have none in common, and then any freed quota
-	// wakes the queue.
+	// needs lists the resources that block the queue's unfit workloads, each
+	// with the smallest amount it blocks (see flavorassigner.NoFlavor): one of
+	// them changes only once one of its blockers has room, at the root or at a
+	// Cohort below it (see mayChange). Empty when none can change but by the
+	// queue's own events.
 	needs []need
+	// holds tells that a workload of the queue holds quota while it waits
+	// (hold.go): it holds again after any release of quota in the tree, so
+	// the queue wakes when the tree's release epoch moves past heldAt.
+	holds  bool
+	heldAt holdMark
 }
 
 type need struct {
@@ -83,12 +88,17 @@ type sleepState struct {
 	// gen counts, per queue, the calls to wake: every change of its pending
 	// or admitted workloads makes one.
 	gen map[string]uint64
+	// cohortBounds keeps each Cohort's bound (see cohortBound).
+	cohortBounds map[*quota.Cohort]cohortBound
+	// holders are the sleeping queues whose workloads hold quota while they
+	// wait, woken when their tree's release epoch moves (hold.go).
+	holders map[string]*sleeper
 }
 
 func newSleepState() sleepState {
 	return sleepState{all: true, awake: map[string]struct{}{}, byRoot: map[string]map[string]*sleeper{},
 		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}, victimsAtStart: map[types.NamespacedName]struct{}{},
-		freed: map[string]*sleeper{}, gen: map[string]uint64{}}
+		freed: map[string]*sleeper{}, gen: map[string]uint64{}, holders: map[string]*sleeper{}}
 }
 
 // wake makes the next cycle walk the queue.
@@ -105,6 +115,7 @@ func (s *Scheduler) wake(cq string) {
 func (s *Scheduler) wakeAll() {
 	s.sleep.all = true
 	s.structVer++
+	s.structChanges++
 }
 
 // WakeAll makes the next cycle evaluate every pending workload, so that its
@@ -114,7 +125,10 @@ func (s *Scheduler) wakeAll() {
 // With Options.QuietCycles, that next cycle is also the one that returns
 // Pending decisions.
 func (s *Scheduler) WakeAll() {
-	s.wakeAll()
+	// Not a change of structure (structChanges stays): waking changes no
+	// decision, so it must not let a workload hold quota again (hold.go).
+	s.sleep.all = true
+	s.structVer++
 	s.explainNext = true
 }
 
@@ -146,7 +160,7 @@ func (s *Scheduler) wakeByFreedQuota() {
 		}
 		best := st.best
 		for name, sl := range set {
-			if sl.mayFit(best) {
+			if s.mayChange(sl, best) {
 				if _, awake := st.awake[name]; !awake {
 					st.freed[name] = sl
 				}
@@ -291,17 +305,87 @@ func (st *sleepState) bestOf(free resources.Amounts) []need {
 	return st.best
 }
 
-// mayFit is false when some resource that all of the queue's unfit workloads
-// need is short of their smallest need in every flavor at the root; best is
-// bestOf the root's unused quota.
+// mayChange tells whether the outcome of one of the queue's unfit workloads
+// may have changed, given best, bestOf the root's bound: the root has room
+// for their needs (mayFit), or a Cohort between the queue and the root does.
+// The latter matters for hierarchical rules: a request that a subtree below
+// the root could hold may be reclaimed by preemption whatever the priorities,
+// and a queue may preempt for a request above its nominal quota only then
+// (see preemption and flavorassigner). Without lendingLimits a Cohort's
+// unused quota grows only when the root's does, so the same wake triggers
+// cover it.
+func (s *Scheduler) mayChange(sl *sleeper, best []need) bool {
+	if sl.mayFit(best) {
+		return true
+	}
+	var buf [8]*quota.Cohort
+	anc := sl.q.Ancestors(buf[:])
+	for i := 0; i+1 < len(anc); i++ {
+		if sl.mayFit(s.cohortBound(anc[i])) {
+			return true
+		}
+	}
+	return false
+}
+
+// cohortBound is bestOf a Cohort's unused quota, counting the victims of
+// preemptions in flight below it as gone, in a buffer of its own; it is kept
+// for the state it was worked out in.
+func (s *Scheduler) cohortBound(co *quota.Cohort) []need {
+	st := &s.sleep
+	key := boundKey{root: co.Name(), ver: s.cache.Version(), victims: s.victimsVer, valid: true}
+	if b, ok := st.cohortBounds[co]; ok && b.key == key {
+		return b.best
+	}
+	free := resources.Amounts{}
+	co.EachUnused(func(fr resources.FlavorResource, v int64) { free[fr] = v })
+	var buf [8]*quota.Cohort
+	for v := range s.victimOf {
+		vr, ok := s.workloads[v]
+		if !ok || !vr.holdsQuota() {
+			continue
+		}
+		vq, ok := s.cache.ClusterQueue(vr.admission.ClusterQueue)
+		if !ok || !slices.Contains(vq.Ancestors(buf[:]), co) {
+			continue
+		}
+		for fr, u := range vr.admission.Usage {
+			free[fr] = resources.Add(free[fr], u)
+		}
+	}
+	var best []need
+	for fr, v := range free {
+		i := slices.IndexFunc(best, func(n need) bool { return n.resource == fr.Resource })
+		if i < 0 {
+			best = append(best, need{resource: fr.Resource, amount: v})
+		} else {
+			best[i].amount = max(best[i].amount, v)
+		}
+	}
+	if st.cohortBounds == nil {
+		st.cohortBounds = map[*quota.Cohort]cohortBound{}
+	}
+	st.cohortBounds[co] = cohortBound{key: key, best: best}
+	return best
+}
+
+// cohortBound is a Cohort's bound and the state it holds for.
+type cohortBound struct {
+	key  boundKey
+	best []need
+}
+
+// mayFit tells whether some blocker of the queue's unfit workloads has room
+// at the node best describes (bestOf its unused quota): one of them may then
+// get a flavor it did not have.
 func (sl *sleeper) mayFit(best []need) bool {
 	for _, n := range sl.needs {
 		i := slices.IndexFunc(best, func(b need) bool { return b.resource == n.resource })
-		if i < 0 || best[i].amount < n.amount {
-			return false
+		if i >= 0 && best[i].amount >= n.amount {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // runOutcome is what a queue's walk in a cycle learned for the sleep decision.
@@ -310,50 +394,25 @@ type runOutcome struct {
 	// happens: it admitted or preempted, or an unfit workload's outcome depends
 	// on other queues in ways the wake triggers do not see.
 	active bool
+	// holds is true when an unfit workload holds quota while it waits.
+	holds bool
 	// unfit counts workloads that did not fit; needs accumulates their
-	// requests (see sleeper.needs).
+	// blockers (see sleeper.needs).
 	unfit int
-	needs []needCount
+	needs []need
 }
 
-type needCount struct {
-	need
-	count int
-}
-
-// noteUnfit records a workload that did not fit, for the queue's sleeper.
-// only, for a workload whose preemption search depends on one resource of the
-// tree (see ownNeed), replaces its needs.
-func (o *runOutcome) noteUnfit(r *record, only *need) {
+// noteUnfit records a workload that did not fit and got no flavor at all,
+// with the resources that block it (flavorassigner.NoFlavor), for the queue's
+// sleeper.
+func (o *runOutcome) noteUnfit(blockers []need) {
 	o.unfit++
-	var buf [8]need
-	own := buf[:0]
-	if only != nil {
-		own = append(own, *only)
-	}
-	for _, ps := range r.info.PodSets {
-		if only != nil {
-			break
-		}
-		for res, v := range ps.Total {
-			if v <= 0 {
-				continue
-			}
-			i := slices.IndexFunc(own, func(n need) bool { return n.resource == res })
-			if i < 0 {
-				own = append(own, need{resource: res, amount: v})
-			} else {
-				own[i].amount = max(own[i].amount, v)
-			}
-		}
-	}
-	for _, n := range own {
-		i := slices.IndexFunc(o.needs, func(c needCount) bool { return c.resource == n.resource })
+	for _, n := range blockers {
+		i := slices.IndexFunc(o.needs, func(c need) bool { return c.resource == n.resource })
 		if i < 0 {
-			o.needs = append(o.needs, needCount{need: n, count: 1})
+			o.needs = append(o.needs, n)
 			continue
 		}
-		o.needs[i].count++
 		o.needs[i].amount = min(o.needs[i].amount, n.amount)
 	}
 }
@@ -377,11 +436,10 @@ func (s *Scheduler) settleSleep(q *quota.ClusterQueue, o *runOutcome) {
 		s.wake(name)
 		return
 	}
-	sl := &sleeper{q: q}
-	for _, n := range o.needs {
-		if n.count == o.unfit {
-			sl.needs = append(sl.needs, n.need)
-		}
+	sl := &sleeper{q: q, holds: o.holds, needs: slices.Clone(o.needs)}
+	if sl.holds {
+		sl.heldAt = s.holdEpoch(q)
+		s.sleep.holders[name] = sl
 	}
 	set, ok := s.sleep.byRoot[root]
 	if !ok {
@@ -415,6 +473,7 @@ func (s *Scheduler) queuesToWalk() []string {
 		clear(st.awake)
 		clear(st.byRoot)
 		clear(st.free)
+		clear(st.holders)
 		return s.cache.ClusterQueueNames()
 	}
 	for _, in := range s.preempting {
@@ -423,6 +482,11 @@ func (s *Scheduler) queuesToWalk() []string {
 	for cq := range s.ready {
 		s.wake(cq)
 	}
+	for name, sl := range st.holders {
+		if s.holdEpoch(sl.q) != sl.heldAt {
+			st.awake[name] = struct{}{} // not wake: nothing of its own changed
+		}
+	}
 	s.wakeByFreedQuota()
 	names := make([]string, 0, len(st.awake))
 	for name := range st.awake {
@@ -430,82 +494,9 @@ func (s *Scheduler) queuesToWalk() []string {
 		for _, set := range st.byRoot {
 			delete(set, name)
 		}
+		delete(st.holders, name)
 	}
 	clear(st.awake)
 	slices.Sort(names)
 	return names
-}
-
-// cycleWaker hands scheduleTree the queues of a tree to walk, in name order:
-// the awake ones, and sleeping ones that a preemption earlier in the walk may
-// concern.
-//
-// Walking every queue, a search counts the victims of the preemptions made
-// before it in the cycle as gone (withVictimsGone): a queue walked after a
-// preemption sees more room than the root's unused quota shows. A sleeping
-// queue after it in name order must then be walked at its place if that room
-// may matter to it (its bound grew and mayFit), or the cycle would decide
-// differently from one that walks everything (wakeInCycle).
-type cycleWaker struct {
-	s      *Scheduler
-	awake  []*quota.ClusterQueue
-	woken  []*quota.ClusterQueue
-	root   string
-	hasSet bool
-}
-
-func (s *Scheduler) newCycleWaker(t *tree) *cycleWaker {
-	w := &cycleWaker{s: s, awake: t.queues}
-	if root, ok := strings.CutPrefix(t.key, "cohort/"); ok {
-		_, w.hasSet = s.sleep.byRoot[root]
-		w.root = root
-	}
-	return w
-}
-
-// next returns the queue to walk next, or nil when none is left.
-func (w *cycleWaker) next() *quota.ClusterQueue {
-	var q *quota.ClusterQueue
-	switch {
-	case len(w.awake) == 0 && len(w.woken) == 0:
-		return nil
-	case len(w.woken) == 0 || (len(w.awake) > 0 && w.awake[0].Name() < w.woken[0].Name()):
-		q, w.awake = w.awake[0], w.awake[1:]
-	default:
-		q, w.woken = w.woken[0], w.woken[1:]
-		if l, ok := w.s.lists[q.Name()]; ok {
-			l.prepare()
-		}
-	}
-	return q
-}
-
-// preempted wakes, after a preemption in the queue named after, the sleeping
-// queues of the tree that come later in name order and whose bound the
-// victims may have lifted enough.
-func (w *cycleWaker) preempted(after string) {
-	if !w.hasSet {
-		return
-	}
-	s, st := w.s, &w.s.sleep
-	set := st.byRoot[w.root]
-	sl := anySleeper(set)
-	if sl == nil {
-		return
-	}
-	if grew, ok := s.freedSinceSnapshot(sl, w.root); !ok || !grew {
-		return
-	}
-	best := st.best
-	for name, sl := range set {
-		if name <= after || !sl.mayFit(best) {
-			continue
-		}
-		if l, ok := s.lists[name]; !ok || len(l.sorted) == 0 {
-			continue
-		}
-		delete(set, name)
-		i, _ := slices.BinarySearchFunc(w.woken, name, func(q *quota.ClusterQueue, n string) int { return strings.Compare(q.Name(), n) })
-		w.woken = slices.Insert(w.woken, i, sl.q)
-	}
 }

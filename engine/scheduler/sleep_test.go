@@ -9,7 +9,11 @@ import (
 
 // sleepPair is queues a (nominal 4 cpu, may borrow) and b (nominal 4) in one
 // cohort, neither preempting: a holds 8 by borrowing b's 4, so b's workload
-// waits for quota without any victim to take.
+// waits for quota without any victim to take. Within its nominal quota, it
+// holds what it waits for in the first cycle (b cannot always reclaim; see
+// hold.go); the release of that hold at the cycle's end frees quota, which
+// walks b once more in the second cycle, without a hold (it held already
+// since the last release). From then on b sleeps.
 func sleepPair(t *testing.T, bWants int) *Scheduler {
 	t.Helper()
 	s := pair(t, Options{}, MakeClusterQueue("a").Quota("default", "cpu", "4").Preemption(never, never),
@@ -18,6 +22,7 @@ func sleepPair(t *testing.T, bWants int) *Scheduler {
 	apply(t, s, job("b", "wants", bWants, 0).Obj())
 	ds := s.Cycle(now)
 	mustPending(t, ds, "wants", ReasonInsufficientQuotaInCohort)
+	mustStillPending(t, s, s.Cycle(now), "wants", ReasonInsufficientQuotaInCohort)
 	return s
 }
 

@@ -55,15 +55,9 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	s.beginDeferral(h)
 	defer func() { s.dfr = nil }()
 	runs := make([]*run, 0, len(t.queues))
-	// Queues are walked in name order. A preemption made on the way counts
-	// its victims as gone for the searches that follow, so sleeping queues
-	// after it in that order may be walked too (see wakeInCycle).
-	w := s.newCycleWaker(t)
-	for {
-		q := w.next()
-		if q == nil {
-			break
-		}
+	// Queues are walked in name order. Walks settle the workloads that gain
+	// nothing from their turn; preemptions and holds wait for the heap.
+	for _, q := range t.queues {
 		rn := s.runs.get()
 		*rn = run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
 		if s.usesAFS(q) {
@@ -76,11 +70,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			}
 			continue
 		}
-		before := s.preemptions
 		out = s.pushNext(rn, h, ver, out)
-		if s.preemptions != before {
-			w.preempted(q.Name())
-		}
 	}
 	for h.Len() > 0 {
 		hd := h.pop()
@@ -96,17 +86,22 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		if hd.ver != ver {
 			res := s.assign(hd.run.q, hd.r)
 			hd.ver = ver
-			if !res.Fits {
+			if !res.Fits && !s.contends(hd.run.q, &res) {
 				out = s.notAdmitted(hd.run, hd.r, &res, h, ver, out)
 				continue
 			}
-			worse := res.Borrowing && !hd.res.Borrowing
+			worse := level(&res) > level(&hd.res)
 			hd.res = res
 			hd.fair = nil
 			if worse {
 				h.push(hd)
 				continue
 			}
+		}
+		if !hd.res.Fits {
+			// Its turn to preempt, or to hold what it waits for.
+			out = s.notAdmitted(hd.run, hd.r, &hd.res, h, ver, out)
+			continue
 		}
 		out = append(out, s.admit(hd.run.q, hd.r, &hd.res))
 		s.dfr.noteAdmit(hd.r)
@@ -122,8 +117,9 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	return out
 }
 
-// pushNext advances a queue to its next candidate that fits now and pushes it;
-// candidates that do not fit are settled as pending on the way.
+// pushNext advances a queue to its next candidate that fits now, or that
+// needs preemption (see contends), and pushes it; candidates that do not fit
+// are settled as pending on the way.
 func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) []Decision {
 	for {
 		e, ok := s.nextEntry(rn)
@@ -142,26 +138,33 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
-		if skip, only := s.skipUnfit(rn.q, e.r); skip {
-			// Still does not fit, still no victims: its last Pending stands.
-			rn.outcome.noteUnfit(e.r, only)
+		var skip bool
+		var blockers []need
+		if len(s.holds) > 0 {
+			s.withoutOwnHolds(rn.q, func() { skip, blockers = s.skipUnfit(rn.q, e.r) })
+		} else {
+			skip, blockers = s.skipUnfit(rn.q, e.r)
+		}
+		if skip {
+			// Still gets no flavor: its last Pending stands.
+			rn.outcome.noteUnfit(blockers)
 			if rn.strict {
 				return s.blockRest(rn, e.r, out)
 			}
 			continue
 		}
 		res := s.assign(rn.q, e.r)
-		if res.Fits {
+		if res.Fits || s.contends(rn.q, &res) {
 			hd := s.heads.get()
 			*hd = head{run: rn, r: e.r, res: res, ver: ver}
 			h.push(hd)
 			return out
 		}
-		var preempted bool
-		out, preempted = s.settleUnfit(rn, e.r, &res, out)
-		if preempted {
-			// The preemptor's reservation changed the tree: heads evaluated
-			// before must be evaluated again.
+		var charged bool
+		out, charged = s.settleUnfit(rn, e.r, &res, out)
+		if charged {
+			// The preemptor's reservation (or a hold) changed the tree:
+			// heads evaluated before must be evaluated again.
 			h.invalidate()
 		}
 		if rn.strict {
@@ -171,26 +174,52 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 }
 
 // settleUnfit preempts for a workload that does not fit, when its queue may,
-// or leaves it pending with the assigner's reason.
+// or leaves it pending with the assigner's reason; a workload that needs
+// preemption but found no victims may hold quota for the rest of the cycle
+// (see hold). It tells whether it charged the cache (a preemptor's
+// reservation or a hold).
 func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
-	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, out)
+	out, preempted, scope, _ := s.tryPreempt(rn.q, r, res, out)
 	if preempted {
 		rn.outcome.active = true
 		return out, true
+	}
+	if res.Preemption != nil && s.canPreempt(rn.q) && s.deferFit(rn.q, r, res.Preemption) {
+		rn.outcome.active = true
+		return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: ReasonWaitingForPreemption,
+			Message: "fits once the workloads being evicted have let go of their quota"}), true
+	}
+	held := false
+	if res.Preemption != nil && s.mayHold(rn.q) && scope != scopeContended {
+		// Under StrictFIFO it holds again next cycle; under BestEffortFIFO
+		// after quota is released in the tree, which must wake its queue.
+		rn.outcome.active = rn.outcome.active || rn.strict
+		rn.outcome.holds = true
+		held = s.hold(rn, r, res.Preemption)
 	}
 	// A search that found nothing in the tree may find victims once another
 	// queue of the tree borrows: the queue must stay awake. One that found
 	// nothing in the queue itself may once the tree frees enough of one
 	// resource (see ownNeed): the queue sleeps with that need for it.
-	rn.outcome.active = rn.outcome.active || scope == scopeTree
-	rn.outcome.noteUnfit(r, own)
-	return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message}), false
+	// A workload whose flavors the preemption oracle judged may switch to
+	// a flavor where preemption finds victims as the tree changes, which no
+	// single need tells: its queue stays awake too. One that got no flavor
+	// waits for room for one of its blockers.
+	rn.outcome.active = rn.outcome.active || scope == scopeTree || scope == scopeContended || res.Oracled
+	if !rn.outcome.active {
+		if len(s.holds) > 0 {
+			s.withoutOwnHolds(rn.q, func() { rn.outcome.noteUnfit(s.blockersOf(rn.q, r)) })
+		} else {
+			rn.outcome.noteUnfit(s.blockersOf(rn.q, r))
+		}
+	}
+	return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message}), held
 }
 
 // notAdmitted settles a head that stopped fitting and moves its queue on.
 func (s *Scheduler) notAdmitted(rn *run, r *record, res *flavorassigner.Result, h *headHeap, ver uint64, out []Decision) []Decision {
-	out, preempted := s.settleUnfit(rn, r, res, out)
-	if preempted {
+	out, charged := s.settleUnfit(rn, r, res, out)
+	if charged {
 		h.invalidate()
 	}
 	if rn.strict {
@@ -286,12 +315,34 @@ func (h *headHeap) pop() *head {
 	return top
 }
 
+// contends tells whether a workload that does not fit takes its turn among
+// the heads of its tree: one whose assignment needs preemption, which may
+// evict victims or hold quota when settled. As in Kueue, whose cycle orders
+// every head, fitting or not, it goes when the order of heads says so, not
+// before the admissions the order puts first. One that gets no flavor, or
+// that its queue can neither preempt nor hold for, is settled on the spot:
+// settling it changes nothing.
+func (s *Scheduler) contends(q *quota.ClusterQueue, res *flavorassigner.Result) bool {
+	return res.Preemption != nil && (s.canPreempt(q) || s.mayHold(q))
+}
+
+// level is a head's borrowing level: of its assignment when it fits, of the
+// assignment preemption would make room for when it does not (Kueue orders
+// entries by the assignment's borrowing level either way).
+func level(res *flavorassigner.Result) int {
+	if !res.Fits && res.Preemption != nil {
+		return res.Preemption.BorrowLevel
+	}
+	return res.BorrowLevel
+}
+
 // headLess orders heads of different queues of one tree as Kueue does: a
-// workload that fits without borrowing first, then higher priority, older
-// creation, UID, and finally namespace/name and queue name for a total order.
+// workload that borrows less far up the tree first (not at all, then from
+// its own Cohort, ...), then higher priority, older creation, UID, and
+// finally namespace/name and queue name for a total order.
 func headLess(a, b *head) bool {
-	if a.res.Borrowing != b.res.Borrowing {
-		return !a.res.Borrowing
+	if la, lb := level(&a.res), level(&b.res); la != lb {
+		return la < lb
 	}
 	if c := compareQueueOrder(a.r, b.r); c != 0 {
 		return c < 0

@@ -36,6 +36,10 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		return nil
 	}
 	prev := r.state
+	prevCQ := ""
+	if r.holdsQuota() {
+		prevCQ = r.admission.ClusterQueue
+	}
 	s.detach(r)
 	r.info = info
 	r.lq = types.NamespacedName{Namespace: info.Key.Namespace, Name: info.QueueName}
@@ -44,6 +48,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 	case info.Finished:
 		s.cache.Release(info.Key)
 		r.state, r.admission = StateFinished, nil
+		s.noteRelease(prevCQ)
 	case info.Admission != nil:
 		if !info.QuotaReservedAt.IsZero() || prev != StateAssumed {
 			r.admittedAt = info.QuotaReservedAt
@@ -58,6 +63,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		s.cache.Release(info.Key)
 		r.admission = nil
 		s.enqueue(r)
+		s.noteRelease(prevCQ)
 	}
 	return nil
 }
@@ -74,6 +80,9 @@ func (s *Scheduler) FinishWorkload(key types.NamespacedName) {
 	r, ok := s.workloads[key]
 	if !ok || r.state == StateFinished {
 		return
+	}
+	if r.holdsQuota() {
+		s.noteRelease(r.admission.ClusterQueue)
 	}
 	s.detach(r)
 	s.cache.Release(key)
@@ -102,6 +111,9 @@ func (s *Scheduler) Forget(key types.NamespacedName) {
 }
 
 func (s *Scheduler) requeue(r *record) {
+	if r.holdsQuota() {
+		s.noteRelease(r.admission.ClusterQueue)
+	}
 	s.detach(r)
 	s.cache.Release(r.info.Key)
 	r.admission = nil
@@ -112,6 +124,9 @@ func (s *Scheduler) requeue(r *record) {
 func (s *Scheduler) remove(r *record) {
 	// A new workload with the same name must not inherit a preemption.
 	s.dropPreemption(r.info.Key)
+	if r.holdsQuota() {
+		s.noteRelease(r.admission.ClusterQueue)
+	}
 	s.detach(r)
 	s.cache.Release(r.info.Key)
 	delete(s.workloads, r.info.Key)
@@ -122,6 +137,7 @@ func (s *Scheduler) remove(r *record) {
 // ClusterQueue's list.
 func (s *Scheduler) enqueue(r *record) {
 	r.state = StatePending
+	r.heldAt = holdMark{} // a workload queued again is tried afresh
 	m, ok := s.pendingByLQ[r.lq]
 	if !ok {
 		m = map[types.NamespacedName]*record{}
@@ -138,6 +154,7 @@ func (s *Scheduler) enqueue(r *record) {
 func (s *Scheduler) attachAdmitted(r *record, st State) {
 	r.state = st
 	r.cand = nil
+	s.candVer++
 	cq := r.admission.ClusterQueue
 	s.wake(cq)
 	addIndex(s.admittedByCQ, cq, r)
@@ -160,6 +177,7 @@ func (s *Scheduler) detach(r *record) {
 			s.wake(lq.cq) // a StrictFIFO head may have left
 		}
 	case StateAdmitted, StateAssumed:
+		s.candVer++
 		key := r.info.Key
 		s.wake(r.admission.ClusterQueue)
 		delIndex(s.admittedByCQ, r.admission.ClusterQueue, key)

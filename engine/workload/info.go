@@ -23,6 +23,9 @@ type PodSet struct {
 	PerPod resources.Requests
 	Total  resources.Requests
 	// NodeSelector, RequiredAffinity and Tolerations decide which flavors fit.
+	// Zero lists the resources the pods name but request none of (see
+	// ZeroRequests).
+	Zero             []corev1.ResourceName
 	NodeSelector     map[string]string
 	RequiredAffinity *corev1.NodeSelector
 	Tolerations      []corev1.Toleration
@@ -53,6 +56,9 @@ type Info struct {
 	PodSets       []PodSet
 	// Admission is set when status.admission is.
 	Admission *Admission
+	// Invalid, when not "", says why the workload can never be admitted as
+	// it is (a container requests more than its limit).
+	Invalid string
 	// QuotaReservedAt is the lastTransitionTime of a QuotaReserved=True
 	// condition, zero without one; preemption takes the most recently admitted
 	// workloads first.
@@ -89,6 +95,9 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workload %s: %w", info.Key, err)
 		}
+		if v := LimitViolation(base.Index(i).Child("template", "spec"), &ps.Template.Spec); v != "" && info.Invalid == "" {
+			info.Invalid = "resources validation failed: " + v
+		}
 		name := string(ps.Name)
 		if name == "" {
 			name = string(kueue.DefaultPodSetName)
@@ -98,6 +107,7 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 			Count:            ps.Count,
 			PerPod:           perPod,
 			Total:            scale(perPod, ps.Count),
+			Zero:             ZeroRequests(&ps.Template.Spec, perPod),
 			NodeSelector:     copyMap(ps.Template.Spec.NodeSelector),
 			RequiredAffinity: requiredAffinity(&ps.Template.Spec),
 			Tolerations:      append([]corev1.Toleration(nil), ps.Template.Spec.Tolerations...),
@@ -149,6 +159,11 @@ func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {
 				count = *psa.Count
 			}
 			a.Usage = scale(ps.PerPod, count)
+			if _, ok := psa.Flavors[corev1.ResourcePods]; ok && count > 0 {
+				// The ClusterQueue counts pods (Kueue writes the count in
+				// resourceUsage; an admission without it gets it here).
+				a.Usage[corev1.ResourcePods] = int64(count)
+			}
 		default:
 			a.Usage = resources.Requests{}
 		}

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -54,6 +56,53 @@ func PodRequests(path *field.Path, spec *corev1.PodSpec) (resources.Requests, er
 		}
 	}
 	return running, nil
+}
+
+// ZeroRequests lists, sorted, the resources a pod spec names in a request or
+// limit but requests none of: Kueue still assigns them a flavor when the
+// ClusterQueue covers them.
+func ZeroRequests(spec *corev1.PodSpec, perPod resources.Requests) []corev1.ResourceName {
+	var out []corev1.ResourceName
+	note := func(list corev1.ResourceList) {
+		for name := range list {
+			if perPod[name] == 0 && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			note(cs[i].Resources.Requests)
+			note(cs[i].Resources.Limits)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// LimitViolation names, as Kueue's validation does, the first container whose
+// request of some resource exceeds its limit, "" when none does: such a pod
+// could never run, and Kueue does not admit it.
+func LimitViolation(path *field.Path, spec *corev1.PodSpec) string {
+	check := func(kind string, cs []corev1.Container) string {
+		for i := range cs {
+			var over []string
+			for name, lim := range cs[i].Resources.Limits {
+				if req, ok := cs[i].Resources.Requests[name]; ok && req.Cmp(lim) > 0 {
+					over = append(over, string(name))
+				}
+			}
+			if len(over) > 0 {
+				slices.Sort(over)
+				return field.Invalid(path.Child(kind).Index(i), over, "requests must not exceed its limits").Error()
+			}
+		}
+		return ""
+	}
+	if v := check("initContainers", spec.InitContainers); v != "" {
+		return v
+	}
+	return check("containers", spec.Containers)
 }
 
 func containerRequests(path *field.Path, c *corev1.Container) (resources.Requests, error) {

@@ -1,0 +1,186 @@
+package scheduler
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// A workload whose flavor assignment needs preemption, but whose search finds
+// no victims, waits. If its ClusterQueue cannot always reclaim what it lends
+// (reclaimWithinCohort is not Any), a borrower from another queue admitted in
+// the meantime could keep that quota for as long as it runs. So, as Kueue
+// does (reserveCapacityForUnreclaimablePreempt), the workload holds what it
+// is waiting for, for the rest of the cycle: min(request, nominal - usage)
+// of each cell, or, when the assignment borrows, up to the queue's borrowing
+// limit. Its own queue does not see the hold (in Kueue the queue's next
+// workload is looked at in a later cycle, when the hold is gone).
+//
+// How long it holds follows Kueue's queues. A StrictFIFO head is tried again
+// in every cycle, so it holds in every cycle while it waits. A
+// BestEffortFIFO workload that failed is parked until quota is released in
+// its Cohort tree (or the structure changes), so it holds once after each
+// such release: in the next cycle a borrower may take the quota.
+
+// holdMark identifies the release epoch a workload last held in.
+type holdMark struct {
+	release, structVer uint64
+	valid              bool
+}
+
+// mayHold tells whether q's waiting workloads hold quota: q cannot always
+// reclaim (Kueue's CanAlwaysReclaim is reclaimWithinCohort: Any).
+func (s *Scheduler) mayHold(q *quota.ClusterQueue) bool {
+	return q.Preemption.ReclaimWithinCohort != kueue.PreemptionPolicyAny
+}
+
+// hold charges r's hold for the rest of the cycle, when due; it tells
+// whether it charged anything.
+func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool {
+	q := rn.q
+	mark := s.holdEpoch(q)
+	if !rn.strict && r.heldAt == mark {
+		return false
+	}
+	r.heldAt = mark
+	amounts := reserve(q, a)
+	if len(amounts) == 0 {
+		return false
+	}
+	key := holdKey(r.info.Key)
+	s.cache.Charge(key, q.Name(), amounts)
+	s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts})
+	s.epoch++
+	s.touch(q)
+	return true
+}
+
+// reserve is what a waiting assignment holds (Kueue's
+// quotaResourcesToReserve): per cell, when it borrows, the request capped by
+// what the borrowing limit still allows; otherwise the request capped by the
+// queue's unused nominal quota. Zero cells are left out.
+func reserve(q *quota.ClusterQueue, a *flavorassigner.Assignment) resources.Amounts {
+	out := resources.Amounts{}
+	for fr, v := range a.Usage {
+		qq, _ := q.Quota(fr)
+		var r int64
+		switch {
+		case a.BorrowLevel > 0 && qq.BorrowingLimit == resources.Unlimited:
+			r = v
+		case a.BorrowLevel > 0:
+			r = min(v, resources.Add(qq.Nominal, qq.BorrowingLimit)-q.Usage(fr))
+		default:
+			r = max(0, min(v, qq.Nominal-q.Usage(fr)))
+		}
+		if r > 0 {
+			out[fr] = r
+		}
+	}
+	return out
+}
+
+// holdKey is the cache key of a workload's hold; real workloads always have a
+// namespace.
+func holdKey(k types.NamespacedName) types.NamespacedName {
+	return types.NamespacedName{Name: "hold/" + k.Namespace + "/" + k.Name}
+}
+
+// releaseHolds undoes the cycle's holds.
+func (s *Scheduler) releaseHolds() {
+	for _, h := range s.holds {
+		s.cache.Release(h.key)
+	}
+	s.holds = s.holds[:0]
+	for _, h := range s.deferredFits {
+		s.cache.Release(h.key)
+	}
+	s.deferredFits = s.deferredFits[:0]
+}
+
+// A workload that does not fit, but would once the victims of preemptions in
+// flight are gone, preempts nothing: it waits for that room, and reserves it
+// for the rest of the cycle, against its own queue too (Kueue's DeferredFit:
+// the workload is tried again first in each cycle, and its usage is counted
+// in the cycle). Without the reservation, a workload behind it, or its
+// victims back in their queue, would take the room as it frees.
+
+// deferFit reserves a's usage for r when a fits once the evictions in flight
+// complete, and tells whether it did.
+func (s *Scheduler) deferFit(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) bool {
+	if len(s.victimOf) == 0 {
+		return false
+	}
+	fits := false
+	s.withVictimsGone(func() { fits = s.fitsNow(q, a.Usage) })
+	if !fits {
+		return false
+	}
+	key := deferKey(r.info.Key)
+	s.cache.Charge(key, q.Name(), a.Usage)
+	s.deferredFits = append(s.deferredFits, heldCharge{key: key, cq: q.Name(), usage: a.Usage})
+	s.epoch++
+	s.touch(q)
+	return true
+}
+
+func deferKey(k types.NamespacedName) types.NamespacedName {
+	return types.NamespacedName{Name: "deferred-fit/" + k.Namespace + "/" + k.Name}
+}
+
+// withoutOwnHolds runs f with q's own holds released: a queue's workloads do
+// not see what its waiting workloads hold.
+func (s *Scheduler) withoutOwnHolds(q *quota.ClusterQueue, f func()) {
+	n := 0
+	for _, h := range s.holds {
+		if h.cq == q.Name() {
+			s.cache.Release(h.key)
+			n++
+		}
+	}
+	f()
+	if n == 0 {
+		return
+	}
+	for _, h := range s.holds {
+		if h.cq == q.Name() {
+			s.cache.Charge(h.key, h.cq, h.usage)
+		}
+	}
+}
+
+// holdsNow tells whether a workload of ClusterQueue cq holds quota in this
+// cycle.
+func (s *Scheduler) holdsNow(cq string) bool {
+	for _, h := range s.holds {
+		if h.cq == cq {
+			return true
+		}
+	}
+	return false
+}
+
+// holdEpoch is the release epoch of q's tree: it moves whenever quota is
+// released in the tree (a workload that held quota finished, was evicted or
+// deleted) or the structure changes.
+func (s *Scheduler) holdEpoch(q *quota.ClusterQueue) holdMark {
+	return holdMark{release: s.releases[s.treeOf(q.Name())], structVer: s.structChanges, valid: true}
+}
+
+// noteRelease records that a workload of ClusterQueue cq released its quota.
+func (s *Scheduler) noteRelease(cq string) {
+	if s.releases == nil {
+		s.releases = map[treeKey]uint64{}
+	}
+	s.releases[s.treeOf(cq)]++
+}
+
+// treeOf is the key of cq's tree: its root Cohort, or the queue itself.
+func (s *Scheduler) treeOf(cq string) treeKey {
+	if root := s.rootOf(cq); root != "" {
+		return treeKey{cohort: true, name: root}
+	}
+	return treeKey{name: cq}
+}

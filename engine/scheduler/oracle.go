@@ -1,0 +1,66 @@
+package scheduler
+
+import (
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/preemption"
+	"quokka.dev/quokka/engine/quota"
+	"quokka.dev/quokka/engine/resources"
+)
+
+// oracle is the flavor assigner's preemption oracle for one pending workload:
+// package preemption's, run as tryPreempt runs the real search, with the
+// victims of preemptions in flight counted as gone and the waiting
+// preemptors' reservations charged. A flavor where it finds no victims is
+// passed over for the next one, as in Kueue, unless the evictions in flight
+// already make the room.
+type oracle struct {
+	s *Scheduler
+	r *record
+}
+
+// SimulatePreemption implements flavorassigner.Oracle.
+func (o *oracle) SimulatePreemption(q *quota.ClusterQueue, fr resources.FlavorResource, quantity int64) (flavorassigner.Possibility, int) {
+	s := o.s
+	var p flavorassigner.Possibility
+	var h int
+	s.withVictimsGone(func() {
+		if len(s.victimOf) > 0 && s.cache.Available(q, fr).Available >= quantity {
+			// Evictions in flight make the room: Kueue, which still counts
+			// their victims as candidates, would find them and defer the
+			// workload until they are gone (DeferredFit) rather than look
+			// for room in the next flavor.
+			p = flavorassigner.Reclaim
+			h, _ = quota.BorrowHeight(q, fr, quantity)
+			return
+		}
+		or := preemption.Oracle{Cache: s.cache, Source: source{s}, Preemptor: s.preemptorOf(q, o.r, nil),
+			Options: preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)}}
+		p, h = or.SimulatePreemption(q, fr, quantity)
+	})
+	return p, h
+}
+
+// preemptorOf is r as a preemptor in q for assignment a.
+func (s *Scheduler) preemptorOf(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) preemption.Preemptor {
+	return preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: a,
+		Labels: r.info.Labels, LocalQueue: r.lq}
+}
+
+// kindOptions are the flavor assigner's options that depend on q only, for
+// the shortcuts that ask the assigner's rules without assigning.
+func (s *Scheduler) kindOptions(q *quota.ClusterQueue) flavorassigner.Options {
+	return flavorassigner.Options{FairSharing: s.strategies != nil, RulesMayPreempt: s.rulesOf(q).MaySelect()}
+}
+
+// assignOptions are the flavor assigner's options for r in q. A queue that
+// may not preempt at all gets no oracle: the assigner then
+// judges every flavor that needs preemption to have no victims, which is
+// what the search would answer, and its result depends on quotas and usage
+// alone.
+func (s *Scheduler) assignOptions(q *quota.ClusterQueue, r *record) flavorassigner.Options {
+	opts := s.kindOptions(q)
+	if s.canPreempt(q) {
+		opts.Oracle = &oracle{s: s, r: r}
+	}
+	return opts
+}
