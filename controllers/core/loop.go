@@ -32,6 +32,10 @@ type loop struct {
 	opts      LoopOptions
 	// fairSharing publishes weighted shares in queue and cohort status.
 	fairSharing bool
+	// sampleEvery is admission fair sharing's sampling interval: the loop
+	// runs a cycle at least that often, so that LocalQueue usage is sampled
+	// (and written to status) on a quiet cluster too. Zero without it.
+	sampleEvery time.Duration
 	// now is the wall clock; the engine itself never reads it.
 	now func() time.Time
 }
@@ -85,13 +89,19 @@ func (l *loop) Start(ctx context.Context) error {
 	// status writes never delay admissions.
 	statusDirty := make(chan struct{}, 1)
 	go l.statusLoop(ctx, statusDirty)
-	var retry <-chan time.Time
+	var retry, sample <-chan time.Time
+	if l.sampleEvery > 0 {
+		t := time.NewTicker(l.sampleEvery)
+		defer t.Stop()
+		sample = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-l.engine.Changed():
 		case <-retry:
+		case <-sample:
 		}
 		// Let a burst of changes (many workloads created at once) settle
 		// into one cycle.

@@ -82,6 +82,12 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 
 		fairSharing: cfg.FairSharingEnabled(),
 	}
+	if cfg.AdmissionFairSharingEnabled() {
+		l.sampleEvery = cfg.AdmissionFairSharing.UsageSamplingInterval.Duration
+		if l.sampleEvery <= 0 {
+			l.sampleEvery = 5 * time.Minute
+		}
+	}
 	if err := mgr.Add(l); err != nil {
 		return fmt.Errorf("adding scheduling loop: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -218,6 +219,25 @@ func setLocalQueueStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueView, cq sc
 	usage := amountsUsage(v.Usage)
 	lq.Status.FlavorsReservation = usage
 	lq.Status.FlavorsUsage = usage
+	setAdmissionFairSharingStatus(lq, v)
+}
+
+// setAdmissionFairSharingStatus writes the LocalQueue's decayed usage, as
+// Kueue does, once the engine has sampled it: a manager that restarts, or a
+// new leader, starts its ordering from it.
+func setAdmissionFairSharingStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueView) {
+	if v.ConsumedResources == nil || v.ConsumedAt.IsZero() {
+		return
+	}
+	consumed := corev1.ResourceList{}
+	for name, amount := range v.ConsumedResources {
+		consumed[name] = resources.ToQuantity(name, amount)
+	}
+	if lq.Status.FairSharing == nil {
+		lq.Status.FairSharing = &kueue.FairSharingStatus{}
+	}
+	lq.Status.FairSharing.AdmissionFairSharingStatus = &kueue.AdmissionFairSharingStatus{
+		ConsumedResources: consumed, LastUpdate: metav1.NewTime(v.ConsumedAt)}
 }
 
 // amountsUsage converts a LocalQueue's charge into flavor usage; a LocalQueue
