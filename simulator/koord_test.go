@@ -99,17 +99,18 @@ func TestKoordUnitsWithoutQuotaOrQueue(t *testing.T) {
 		koordJobYAML("ns", "late", "team-z", 1, "0s", "")+
 		eqYAML("team-z", "", 1, "1h"))
 	res, _ := run(t, d, Options{Until: 30 * time.Minute, HasUntil: true}, nil)
+	byName := map[string]WorkloadResult{}
 	for _, w := range res.Workloads {
-		switch w.Name {
-		case "ns/none":
-			if w.Reason != "NoQuotaLabel" || w.ElasticQuota != "" {
-				t.Errorf("ns/none = %+v", w)
-			}
-		case "ns/late":
-			if w.Reason != "QueueNotFound" || w.Message != "queue team-z not found for queueUnit ns/late" {
-				t.Errorf("ns/late = %+v", w)
-			}
-		}
+		byName[w.Name] = w
+	}
+	if w, ok := byName["ns/none"]; !ok || w.Reason != "NoQuotaLabel" || w.ElasticQuota != "" {
+		t.Errorf("ns/none = %+v (present: %v), want pending with NoQuotaLabel and no ElasticQuota", w, ok)
+	}
+	if w, ok := byName["ns/late"]; !ok || w.Reason != "QueueNotFound" || w.Message != "queue team-z not found for queueUnit ns/late" {
+		t.Errorf("ns/late = %+v (present: %v), want pending with QueueNotFound", w, ok)
+	}
+	if len(res.Workloads) != 2 {
+		t.Errorf("%d workloads at 30m, want 2", len(res.Workloads))
 	}
 	res, _ = run(t, d, Options{}, nil)
 	equalStory(t, res, "0s Submitted ns/none", "0s Submitted ns/late", "1h Admitted ns/late")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,21 +51,14 @@ func simulateJSON(t *testing.T, args ...string) output.Document {
 	return doc
 }
 
-// needs skips the rest of a test whose assertions depend on an engine feature
-// that engine/scheduler does not implement yet, saying which feature and what the
-// assertions expect, so that the gap is visible in every test run. With
-// QUOKKA_REQUIRE_ENGINE_FEATURES set, it fails instead.
+// needs fails a test whose assertions depend on an engine feature that the
+// simulator's adapter says engine/scheduler does not implement, saying which
+// feature and what the assertions expect: a test runs or fails, it never skips.
 func needs(t *testing.T, supported bool, feature, expectation string) {
 	t.Helper()
-	if supported {
-		return
+	if !supported {
+		t.Fatalf("%s is not implemented by engine/scheduler (simulator/adapter.Supported()); expected: %s", feature, expectation)
 	}
-	msg := "DEPENDS ON ENGINE: " + feature + " is not implemented by engine/scheduler yet " +
-		"(simulator/adapter.Supported()); expected once it is: " + expectation
-	if os.Getenv("QUOKKA_REQUIRE_ENGINE_FEATURES") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
 }
 
 func caps() adapter.Capabilities { return adapter.Supported() }
