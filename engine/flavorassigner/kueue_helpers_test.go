@@ -87,6 +87,13 @@ func (s kaSource) Admitted(cq string) []*preemption.Candidate { return s[cq] }
 // ClusterQueue cq, with the real preemption oracle.
 func kaAssign(t *testing.T, w kaWorld, cq string, wl *kueue.Workload) flavorassigner.Result {
 	t.Helper()
+	return kaAssignWith(t, w, cq, wl, flavorassigner.Options{})
+}
+
+// kaAssignWith is kaAssign with options; the oracle and FairSharing are set
+// from the world.
+func kaAssignWith(t *testing.T, w kaWorld, cq string, wl *kueue.Workload, opts flavorassigner.Options) flavorassigner.Result {
+	t.Helper()
 	c := quota.New(quota.Options{})
 	for _, f := range w.flavors {
 		c.UpsertResourceFlavor(f)
@@ -129,7 +136,8 @@ func kaAssign(t *testing.T, w kaWorld, cq string, wl *kueue.Workload) flavorassi
 	}
 	oracle := &preemption.Oracle{Cache: c, Source: src, Options: popts,
 		Preemptor: preemption.Preemptor{Key: info.Key, UID: info.UID, Priority: kaPriority(info), Created: info.Created}}
-	return flavorassigner.Assign(c, q, info.PodSets, flavorassigner.Options{Oracle: oracle, FairSharing: w.fairSharing})
+	opts.Oracle, opts.FairSharing = oracle, w.fairSharing
+	return flavorassigner.Assign(c, q, info.PodSets, opts)
 }
 
 func kaPriority(info *workload.Info) int32 {

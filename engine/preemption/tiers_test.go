@@ -50,15 +50,25 @@ func (f *fixture) admit(cq, name string, prio int32, cpus int64, lbls map[string
 // victims' keys, checking that the cache is left as it was.
 func (f *fixture) find(cq string, cpus int64, prio int32, lbls map[string]string, opts Options) []string {
 	f.t.Helper()
+	return f.findFor(cq, f.preemptor(cq, cpus, prio, lbls), opts)
+}
+
+// preemptor is a workload of cq needing cpus CPUs, created at the zero time.
+func (f *fixture) preemptor(cq string, cpus int64, prio int32, lbls map[string]string) *Preemptor {
+	return &Preemptor{Key: types.NamespacedName{Namespace: cq, Name: "preemptor"}, UID: "preemptor", Priority: prio, Labels: lbls,
+		LocalQueue: types.NamespacedName{Namespace: cq, Name: "lq"},
+		Assignment: &flavorassigner.Assignment{Usage: resources.Amounts{cpu: cpus * 1000}}}
+}
+
+// findFor is find for a preemptor the caller built.
+func (f *fixture) findFor(cq string, p *Preemptor, opts Options) []string {
+	f.t.Helper()
 	q, _ := f.c.ClusterQueue(cq)
 	before := map[string]int64{}
 	for _, n := range f.c.ClusterQueueNames() {
 		o, _ := f.c.ClusterQueue(n)
 		before[n] = o.Usage(cpu)
 	}
-	p := &Preemptor{Key: types.NamespacedName{Namespace: cq, Name: "preemptor"}, UID: "preemptor", Priority: prio, Labels: lbls,
-		LocalQueue: types.NamespacedName{Namespace: cq, Name: "lq"},
-		Assignment: &flavorassigner.Assignment{Usage: resources.Amounts{cpu: cpus * 1000}}}
 	targets := Find(f.c, q, p, f.src, opts)
 	for n, u := range before {
 		if o, _ := f.c.ClusterQueue(n); o.Usage(cpu) != u {
