@@ -9,26 +9,10 @@ import (
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"quokka.dev/quokka/controllers/core"
-	dqocontroller "quokka.dev/quokka/controllers/dqo"
-	"quokka.dev/quokka/controllers/jobs/job"
-	"quokka.dev/quokka/controllers/jobs/webhooks"
-	"quokka.dev/quokka/controllers/koord"
+	"quokka.dev/quokka/controllers"
 	"quokka.dev/quokka/internal/cli"
 	simulatecli "quokka.dev/quokka/simulator/cli"
 )
-
-// controllers are set up, in this order, on the manager of `quokka manager`. Each
-// controller package exports a cli.Controller{Name, Setup}; register it here.
-func controllers() []cli.Controller {
-	return []cli.Controller{
-		core.NewController(),       // engine feeding, scheduling loop, Workload lifecycle, status, metrics
-		dqocontroller.Controller(), // only when the DynamicQuotaOrchestration gate is on
-		job.Controller(),
-		webhooks.Controller(), // serving certificate managed in-process (cert-controller)
-		koord.Controller(),    // Koord-Queue: a Queue per ElasticQuota, kept in sync
-	}
-}
 
 // subcommands are added to `quokka` next to manager and version, e.g.
 // `simulator.NewCommand()` for `quokka simulate`.
@@ -38,7 +22,7 @@ func subcommands() []*cobra.Command {
 
 func main() {
 	root := cli.NewRootCommand(cli.Options{
-		Controllers: controllers(),
+		Controllers: controllers.All(),
 		Subcommands: subcommands(),
 	})
 	// The signal handler cancels the context on SIGTERM or SIGINT so that the

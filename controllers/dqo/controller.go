@@ -32,7 +32,7 @@ const ControllerName = "dynamicquotaorchestration"
 // up by it; it only appears in logs.
 var setKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "all-dynamicquotaorchestrators"}}
 
-// Controller returns the registration for `quokka manager` (cmd/quokka/main.go).
+// Controller returns the registration for `quokka manager` (controllers.All).
 func Controller() cli.Controller {
 	return cli.Controller{Name: ControllerName, Setup: Setup}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -28,9 +30,14 @@ import (
 // with mgr; it receives the validated Configuration so that it can read resolved
 // options (cfg.FairSharingEnabled(), cfg.FeatureGate(...)) once, at start-up.
 type Controller struct {
-	// Name appears in the error when Setup fails.
+	// Name appears in the error when Setup or BeforeStart fails.
 	Name  string
 	Setup func(mgr manager.Manager, cfg *configapi.Configuration) error
+	// BeforeStart, if set, runs when the manager starts, before its caches,
+	// controllers and leader election: it creates what they need to find in the
+	// cluster. c reads from the API server, not from a cache; ctx carries a
+	// logger named after the controller. An error stops the manager.
+	BeforeStart func(ctx context.Context, c client.Client, cfg *configapi.Configuration) error
 }
 
 // managerFlags are the command-line flags of `quokka manager`. The three that also
@@ -192,7 +199,8 @@ type ManagerOptions struct {
 
 // NewManager builds the controller-runtime manager from a validated Configuration,
 // registers the health probes and sets up the controllers. It does not start it,
-// and it does not contact the API server, so it can be tested without a cluster.
+// and it does not contact the API server, so it can be tested without a cluster;
+// the controllers' BeforeStart hooks run when the returned manager starts.
 func NewManager(restConfig *rest.Config, cfg *configapi.Configuration, opts ManagerOptions) (manager.Manager, error) {
 	restConfig = rest.CopyConfig(restConfig)
 	if cc := cfg.ClientConnection; cc != nil {
@@ -215,12 +223,47 @@ func NewManager(restConfig *rest.Config, cfg *configapi.Configuration, opts Mana
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("adding readiness check: %w", err)
 	}
+	var hooked []Controller
 	for _, c := range opts.Controllers {
 		if err := c.Setup(mgr, cfg); err != nil {
 			return nil, fmt.Errorf("setting up controller %s: %w", c.Name, err)
 		}
+		if c.BeforeStart != nil {
+			hooked = append(hooked, c)
+		}
+	}
+	if len(hooked) > 0 {
+		return &preparingManager{Manager: mgr, cfg: cfg, controllers: hooked}, nil
 	}
 	return mgr, nil
+}
+
+// preparingManager runs its controllers' BeforeStart hooks, in order, when it
+// starts. They cannot be runnables: controller-runtime starts the runnables of a
+// group together, while the certificate rotator stops the manager if its Secret
+// is missing when it starts, and leader election needs its Lease's namespace.
+type preparingManager struct {
+	manager.Manager
+	cfg         *configapi.Configuration
+	controllers []Controller
+}
+
+func (m *preparingManager) Start(ctx context.Context) error {
+	c, err := client.New(m.GetConfig(), client.Options{
+		HTTPClient: m.GetHTTPClient(),
+		Scheme:     m.GetScheme(),
+		Mapper:     m.GetRESTMapper(),
+	})
+	if err != nil {
+		return fmt.Errorf("creating a client to prepare the cluster: %w", err)
+	}
+	for _, ctl := range m.controllers {
+		hookCtx := ctrl.LoggerInto(ctx, m.GetLogger().WithName(ctl.Name))
+		if err := ctl.BeforeStart(hookCtx, c, m.cfg); err != nil {
+			return fmt.Errorf("preparing controller %s: %w", ctl.Name, err)
+		}
+	}
+	return m.Manager.Start(ctx)
 }
 
 // managerOptions translates the Configuration into controller-runtime's options.

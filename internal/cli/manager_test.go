@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
@@ -179,5 +181,47 @@ func TestNewManagerSetsUpControllers(t *testing.T) {
 	_, err = NewManager(restConfig, cfg, ManagerOptions{Controllers: []Controller{failing}})
 	if err == nil || !strings.Contains(err.Error(), "clusterqueue") || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("err = %v; want the controller's name and cause", err)
+	}
+}
+
+// BeforeStart hooks run when the manager starts, in order, before it starts
+// anything; a hook's error stops the start, naming the controller.
+func TestBeforeStartHooksRunFirstAndTheirErrorStopsTheStart(t *testing.T) {
+	t.Parallel()
+	cfg, err := parse(t, "--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--leader-elect=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	hook := func(name string, err error) Controller {
+		return Controller{
+			Name:  name,
+			Setup: func(manager.Manager, *configapi.Configuration) error { return nil },
+			BeforeStart: func(ctx context.Context, c client.Client, got *configapi.Configuration) error {
+				if c == nil || got != cfg {
+					t.Errorf("%s: client %v, same Configuration %v", name, c, got == cfg)
+				}
+				ran = append(ran, name)
+				return err
+			},
+		}
+	}
+	noHook := Controller{Name: "plain", Setup: func(manager.Manager, *configapi.Configuration) error { return nil }}
+	// Nothing listens at this address: the manager would fail to sync its caches
+	// if it started.
+	mgr, err := NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, cfg, ManagerOptions{Controllers: []Controller{
+		hook("a", nil), noHook, hook("b", errors.New("no namespace")), hook("c", nil),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = mgr.Start(ctx)
+	if err == nil || !strings.Contains(err.Error(), "preparing controller b: no namespace") {
+		t.Errorf("Start: %v; want the error of b's hook, naming b", err)
+	}
+	if strings.Join(ran, ",") != "a,b" {
+		t.Errorf("hooks ran: %v; want a then b, and nothing after b's error", ran)
 	}
 }

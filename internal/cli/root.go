@@ -13,9 +13,9 @@ import (
 	"quokka.dev/quokka/internal/version"
 )
 
-// Options are the binary's extension points. cmd/quokka/main.go fills them, so that
-// adding a controller or a subcommand is one line there and this package does not
-// import the controllers or the simulator.
+// Options are the binary's extension points. cmd/quokka/main.go fills them (the
+// controllers from controllers.All), so that adding a controller or a subcommand
+// is one line and this package does not import the controllers or the simulator.
 type Options struct {
 	// Controllers are set up, in order, on the manager of `quokka manager`.
 	Controllers []Controller

@@ -7,7 +7,12 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -43,9 +48,62 @@ func Controller() cli.Controller {
 
 // ControllerWith is Controller with explicit options.
 func ControllerWith(o Options) cli.Controller {
-	return cli.Controller{Name: "webhooks", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
-		return Setup(mgr, cfg, o)
-	}}
+	return cli.Controller{
+		Name: "webhooks",
+		Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
+			return Setup(mgr, cfg, o)
+		},
+		BeforeStart: func(ctx context.Context, c client.Client, cfg *configapi.Configuration) error {
+			return Prepare(ctx, c, cfg, o)
+		},
+	}
+}
+
+// UnregisteredMessage is logged, once, when the manager starts and finds its
+// webhook configurations missing, as on a cluster where only the CRDs were
+// applied. The job controller still suspends and queues a labelled Job, but only
+// after the API server has let its pods start.
+const UnregisteredMessage = "admission webhooks are not registered, so Jobs are not suspended at creation: " +
+	"a Job created without spec.suspend: true can start pods before Quokka suspends and queues it; " +
+	"register the webhooks by deploying Quokka in the cluster with `kubectl apply -k config/default`"
+
+// Prepare runs before the manager starts. When the manager manages its
+// certificate, it creates the webhook Secret, and the namespace, if they are
+// missing; and it says, in one line, when the webhook configurations are not
+// registered. It contacts the API server through c, which must not read from a
+// cache.
+func Prepare(ctx context.Context, c client.Client, cfg *configapi.Configuration, o Options) error {
+	if o.ManageCerts && cfg.InternalCertManagementEnabled() && cfg.Namespace != nil {
+		if err := certs.EnsureSecret(ctx, c, *cfg.Namespace); err != nil {
+			return err
+		}
+	}
+	reportUnregistered(ctx, c)
+	return nil
+}
+
+// reportUnregistered logs UnregisteredMessage when a webhook configuration is
+// missing. It never fails the start: the manager runs without webhooks, and the
+// rotator injects its CA into configurations registered later.
+func reportUnregistered(ctx context.Context, c client.Client) {
+	log := ctrl.LoggerFrom(ctx)
+	var missing []string
+	for _, obj := range []client.Object{
+		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: certs.MutatingConfigurationName}},
+		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: certs.ValidatingConfigurationName}},
+	} {
+		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, obj.GetName())
+		case err != nil:
+			log.V(1).Info("cannot tell whether the webhooks are registered", "configuration", obj.GetName(), "error", err.Error())
+			return
+		}
+	}
+	if len(missing) > 0 {
+		log.Info(UnregisteredMessage, "missing", missing)
+	}
 }
 
 // Setup registers the webhooks on mgr's webhook server once its certificate is

@@ -96,7 +96,9 @@ func TestManagerIssuesAndInjectsItsWebhookCertificate(t *testing.T) {
 	})
 
 	// The rotator fills the Secret; the kubelet would then project it into the
-	// cert dir, which the test does by hand.
+	// cert dir. The test does it by hand (the manager's own copy, for a manager
+	// outside a Pod, writes the same bytes), so that what follows holds for a
+	// manager in a Pod.
 	secret := &corev1.Secret{}
 	eventually(t, "secret filled", func() error {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: certs.SecretName}, secret); err != nil {
