@@ -265,8 +265,8 @@ func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor,
 		f, remaining = fitsInQuota(a.SubtreeQuotaOf, a.UsageOf, a.LocalAvailable, remaining)
 		fitsBelow = fitsBelow || f
 	}
-	c.EachBorrowerInTree(q, func(o *quota.ClusterQueue) {
-		if o == q || o.WithinQuotaIn(frs) {
+	c.EachBorrowerInTree(q, frs, func(o *quota.ClusterQueue) {
+		if o == q {
 			return
 		}
 		var obuf [8]*quota.Cohort

@@ -282,8 +282,8 @@ func fairCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Sou
 		}
 	}
 	if pol.ReclaimWithinCohort != kueue.PreemptionPolicyNever && pol.ReclaimWithinCohort != "" {
-		c.EachBorrowerInTree(q, func(o *quota.ClusterQueue) {
-			if o == q || !borrowingIn(o, frs) {
+		c.EachBorrowerInTree(q, frs, func(o *quota.ClusterQueue) {
+			if o == q {
 				return
 			}
 			for _, cand := range src.Admitted(o.Name()) {

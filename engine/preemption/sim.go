@@ -73,16 +73,6 @@ func usesAny(usage resources.Amounts, frs map[resources.FlavorResource]bool) boo
 	return false
 }
 
-// borrowingIn tells whether q uses more than its nominal quota in one of frs.
-func borrowingIn(q *quota.ClusterQueue, frs map[resources.FlavorResource]bool) bool {
-	for fr := range frs {
-		if q.Borrowed(fr) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // phantomKey charges a preemptor's assignment while its share is measured; no
 // real workload has an empty namespace.
 func phantomKey(k types.NamespacedName) types.NamespacedName {

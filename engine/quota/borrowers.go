@@ -1,36 +1,66 @@
 package quota
 
-// Reclaiming preemption looks for victims in the queues of the preemptor's
-// Cohort tree that borrow. On a tree of 1,000 queues, walking all of them for
-// every search cost more than the search; the cache therefore keeps the set of
-// queues that use more than their nominal quota in some cell, updated whenever
-// a queue's usage or quota changes.
+import "quokka.dev/quokka/engine/resources"
 
-// noteBorrowing records whether q borrows in some cell now.
+// Reclaiming preemption looks for victims in the queues of the preemptor's
+// Cohort tree that borrow in the cells it needs. On a tree of 1,000 queues,
+// walking all of them for every search cost more than the search, and so did
+// walking every borrower of the cluster when a week's backlog asks the
+// preemption oracle a question per flavor per pending workload: the cache
+// therefore keeps, per cell, the queues that use more than their nominal
+// quota in it, updated whenever a queue's usage or quota changes.
+
+// noteBorrowing records in which cells q borrows now.
 func (c *Cache) noteBorrowing(q *ClusterQueue) {
 	if c.borrowers == nil {
-		c.borrowers = map[string]*ClusterQueue{}
+		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
 	}
-	for fr, u := range q.usage {
-		if u > q.subtree[fr] {
-			c.borrowers[q.Name()] = q
-			return
+	name := q.Name()
+	for fr, set := range c.borrowers {
+		if q.usage[fr] > q.subtree[fr] {
+			set[name] = q
+		} else {
+			delete(set, name)
 		}
 	}
-	delete(c.borrowers, q.Name())
+	for fr, u := range q.usage {
+		if _, indexed := c.borrowers[fr]; !indexed && u > q.subtree[fr] {
+			c.borrowers[fr] = map[string]*ClusterQueue{name: q}
+		}
+	}
 }
 
-// EachBorrowerInTree calls f for every queue of q's Cohort tree, q included,
-// that uses more than its nominal quota in some cell, in no particular order.
-// A queue without a Cohort, or in a tree with a cycle, has no tree.
-func (c *Cache) EachBorrowerInTree(q *ClusterQueue, f func(*ClusterQueue)) {
+// forgetBorrower drops a deleted queue from the index.
+func (c *Cache) forgetBorrower(name string) {
+	for _, set := range c.borrowers {
+		delete(set, name)
+	}
+}
+
+// EachBorrowerInTree calls f once for every queue of q's Cohort tree, q
+// included, that uses more than its nominal quota in one of the cells frs,
+// in no particular order. A queue without a Cohort, or in a tree with a
+// cycle, has no tree.
+func (c *Cache) EachBorrowerInTree(q *ClusterQueue, frs map[resources.FlavorResource]bool, f func(*ClusterQueue)) {
 	root, ok := treeRoot(q)
 	if !ok {
 		return
 	}
-	for _, o := range c.borrowers {
-		if r, ok := treeRoot(o); ok && r == root {
-			f(o)
+	var seen map[string]bool
+	if len(frs) > 1 {
+		seen = map[string]bool{}
+	}
+	for fr := range frs {
+		for name, o := range c.borrowers[fr] {
+			if seen != nil {
+				if seen[name] {
+					continue
+				}
+				seen[name] = true
+			}
+			if r, ok := treeRoot(o); ok && r == root {
+				f(o)
+			}
 		}
 	}
 }

@@ -39,7 +39,7 @@ type Cache struct {
 	version uint64
 	// borrowers holds the queues that use more than their nominal quota in
 	// some cell (see borrowers.go).
-	borrowers map[string]*ClusterQueue
+	borrowers map[resources.FlavorResource]map[string]*ClusterQueue
 }
 
 // Version identifies the cache's content: every change (a flavor, queue or
@@ -152,7 +152,7 @@ func (c *Cache) DeleteClusterQueue(name string) {
 		return
 	}
 	c.version++
-	delete(c.borrowers, name)
+	c.forgetBorrower(name)
 	parent := tq.Cohort()
 	c.tree.DeleteQueue(name)
 	if parent != nil {

@@ -55,6 +55,7 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 	s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts})
 	s.epoch++
 	s.touch(q)
+	s.noteHold(q)
 	return true
 }
 
@@ -123,6 +124,7 @@ func (s *Scheduler) deferFit(q *quota.ClusterQueue, r *record, a *flavorassigner
 	s.deferredFits = append(s.deferredFits, heldCharge{key: key, cq: q.Name(), usage: a.Usage})
 	s.epoch++
 	s.touch(q)
+	s.noteTreeChange(q.Name())
 	return true
 }
 
@@ -175,6 +177,7 @@ func (s *Scheduler) noteRelease(cq string) {
 		s.releases = map[treeKey]uint64{}
 	}
 	s.releases[s.treeOf(cq)]++
+	s.noteTreeChange(cq)
 }
 
 // treeOf is the key of cq's tree: its root Cohort, or the queue itself.

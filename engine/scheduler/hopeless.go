@@ -80,8 +80,8 @@ func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.
 	found := false
 	var freeable int64
 	for _, cand := range s.byPriority(q.Name()) {
-		if cand.priority > r.priority || (cand.priority == r.priority && pol != kueue.PreemptionPolicyLowerOrNewerEqualPriority) {
-			break // the rest rank as high or higher: no candidates
+		if cand.priority > r.priority {
+			break // the rest rank higher: no policy takes them
 		}
 		if s.inCycle && cand.admittedCycle == s.cycle {
 			continue // not a candidate in the cycle that admitted it
