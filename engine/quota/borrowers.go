@@ -10,7 +10,8 @@ import "quokka.dev/quokka/engine/resources"
 // therefore keeps, per cell, the queues that use more than their nominal
 // quota in it, updated whenever a queue's usage or quota changes.
 
-// noteBorrowing records in which cells q borrows now.
+// noteBorrowing records in which cells q borrows now, after a change of its
+// quotas or place.
 func (c *Cache) noteBorrowing(q *ClusterQueue) {
 	if c.borrowers == nil {
 		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
@@ -26,6 +27,25 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 	for fr, u := range q.usage {
 		if _, indexed := c.borrowers[fr]; !indexed && u > q.subtree[fr] {
 			c.borrowers[fr] = map[string]*ClusterQueue{name: q}
+		}
+	}
+}
+
+// noteBorrowingIn records whether q borrows in the cells of a charge that
+// changed: the only cells whose state a charge or release can change.
+func (c *Cache) noteBorrowingIn(q *ClusterQueue, cells resources.Amounts) {
+	if c.borrowers == nil {
+		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
+	}
+	for fr := range cells {
+		set, indexed := c.borrowers[fr]
+		switch {
+		case q.usage[fr] > q.subtree[fr] && indexed:
+			set[q.Name()] = q
+		case q.usage[fr] > q.subtree[fr]:
+			c.borrowers[fr] = map[string]*ClusterQueue{q.Name(): q}
+		case indexed:
+			delete(set, q.Name())
 		}
 	}
 }

@@ -29,7 +29,7 @@ func (c *Cache) Charge(key types.NamespacedName, cq string, usage resources.Amou
 		for fr, v := range usage {
 			addUsage(q, fr, v)
 		}
-		c.noteBorrowing(q)
+		c.noteBorrowingIn(q, usage)
 	}
 }
 
@@ -51,7 +51,7 @@ func (c *Cache) Release(key types.NamespacedName) {
 		for fr, v := range ch.usage {
 			removeUsage(q, fr, v)
 		}
-		c.noteBorrowing(q)
+		c.noteBorrowingIn(q, ch.usage)
 	}
 }
 

@@ -158,7 +158,6 @@ func (s *Scheduler) atWalkEnd(f func()) {
 		return
 	}
 	s.epoch++
-	s.noteTreeChange(adm[0].cq)
 	for i := len(adm) - 1; i >= 0; i-- {
 		s.cache.Release(adm[i].key)
 	}
@@ -167,7 +166,6 @@ func (s *Scheduler) atWalkEnd(f func()) {
 		s.cache.Charge(a.key, a.cq, a.usage)
 	}
 	s.epoch++
-	s.noteTreeChange(adm[0].cq)
 }
 
 // settleDeferred runs before a preemption changes the state: every queue

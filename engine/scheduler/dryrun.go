@@ -77,11 +77,6 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 	}
 	opts := s.assignOptions(q, probe)
 	opts.Explain = true
-	if o, ok := opts.Oracle.(*oracle); ok {
-		// Between cycles the holds are gone without a change being noted:
-		// the memo's answers are of the cycle's state.
-		o.shared = false
-	}
 	a := flavorassigner.Assign(s.cache, q, info.PodSets, opts)
 	res.Fits, res.Borrowing, res.Flavors = a.Fits, a.Borrowing, a.Groups
 	res.Reason, res.Message = a.Reason, a.Message

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/types"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -50,12 +52,24 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 	if len(amounts) == 0 {
 		return false
 	}
-	key := holdKey(r.info.Key)
-	s.cache.Charge(key, q.Name(), amounts)
-	s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts})
+	// A queue's holds are one charge, their sum: its own workloads are
+	// assigned with all of them released (withoutOwnHolds), and one charge
+	// is released and charged again in constant time, where a deep queue's
+	// thousand holds made every assignment cost a thousand.
+	key := holdKey(q.Name())
+	if i := slices.IndexFunc(s.holds, func(h heldCharge) bool { return h.cq == q.Name() }); i >= 0 {
+		s.cache.Release(key)
+		sum := s.holds[i].usage
+		for fr, v := range amounts {
+			sum[fr] = resources.Add(sum[fr], v)
+		}
+		s.cache.Charge(key, q.Name(), sum)
+	} else {
+		s.cache.Charge(key, q.Name(), amounts)
+		s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts})
+	}
 	s.epoch++
 	s.touch(q)
-	s.noteHold(q)
 	return true
 }
 
@@ -83,10 +97,10 @@ func reserve(q *quota.ClusterQueue, a *flavorassigner.Assignment) resources.Amou
 	return out
 }
 
-// holdKey is the cache key of a workload's hold; real workloads always have a
-// namespace.
-func holdKey(k types.NamespacedName) types.NamespacedName {
-	return types.NamespacedName{Name: "hold/" + k.Namespace + "/" + k.Name}
+// holdKey is the cache key of the holds of ClusterQueue cq's workloads; real
+// workloads always have a namespace.
+func holdKey(cq string) types.NamespacedName {
+	return types.NamespacedName{Name: "hold/" + cq}
 }
 
 // releaseHolds undoes the cycle's holds.
@@ -124,7 +138,6 @@ func (s *Scheduler) deferFit(q *quota.ClusterQueue, r *record, a *flavorassigner
 	s.deferredFits = append(s.deferredFits, heldCharge{key: key, cq: q.Name(), usage: a.Usage})
 	s.epoch++
 	s.touch(q)
-	s.noteTreeChange(q.Name())
 	return true
 }
 
@@ -177,7 +190,6 @@ func (s *Scheduler) noteRelease(cq string) {
 		s.releases = map[treeKey]uint64{}
 	}
 	s.releases[s.treeOf(cq)]++
-	s.noteTreeChange(cq)
 }
 
 // treeOf is the key of cq's tree: its root Cohort, or the queue itself.

@@ -334,7 +334,6 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	}
 	s.victimsVer++
 	s.candVer++
-	s.noteTreeChange(q.Name())
 	s.preempting[r.info.Key] = in
 	s.chargePhantom(r.info.Key, in)
 	out = append(out, d)

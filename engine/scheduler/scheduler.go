@@ -126,8 +126,6 @@ type Scheduler struct {
 	standing standing
 	// shapes shares answers between workloads of one shape (see shapes.go).
 	shapes shapeCache
-	// oracleMemo shares the preemption oracle's answers (see oracle.go).
-	oracleMemo oracleMemo
 	// explainNext is set by WakeAll; quiet is true in a cycle that returns
 	// no Pending decisions (Options.QuietCycles).
 	explainNext bool
@@ -152,8 +150,6 @@ type Scheduler struct {
 	// that let a BestEffortFIFO workload hold again (see hold.go).
 	holds    []heldCharge
 	releases map[treeKey]uint64
-	// treeChanges counts changes per tree for the oracle memo (treechanges.go).
-	treeChanges treeChanges
 	// deferredFits are the cycle's reservations of workloads that fit once
 	// the evictions in flight complete (see deferFit); unlike holds, their
 	// own queue sees them.

@@ -59,17 +59,10 @@ func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
 // LowerOrNewerEqualPriority and its labels and LocalQueue when q's
 // PreemptionConfig rules read them; "" when they may differ.
 func (s *Scheduler) shareableShape(q *quota.ClusterQueue, r *record) string {
-	if !s.preemptorIsPriority(q) {
+	if q.Preemption.WithinClusterQueue == kueue.PreemptionPolicyLowerOrNewerEqualPriority || s.rulesOf(q).ReadsPreemptor() {
 		return ""
 	}
 	return r.shapeOf()
-}
-
-// preemptorIsPriority tells that preemption for a workload of q reads its
-// priority only: not its creation time (LowerOrNewerEqualPriority) nor its
-// labels or LocalQueue (PreemptionConfig rules that read the preemptor).
-func (s *Scheduler) preemptorIsPriority(q *quota.ClusterQueue) bool {
-	return q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
 }
 
 // shapeOf is a key equal for workloads whose pod sets the flavor assigner

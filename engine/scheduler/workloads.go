@@ -157,7 +157,6 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 	s.candVer++
 	cq := r.admission.ClusterQueue
 	s.wake(cq)
-	s.noteTreeChange(cq)
 	addIndex(s.admittedByCQ, cq, r)
 	delete(s.admittedSorted, cq)
 	addIndex(s.admittedByLQ, r.lq, r)
