@@ -5,6 +5,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -47,6 +48,10 @@ func (s *sim) apply(d *manifest.Document) error {
 	case *kueue.WorkloadPriorityClass:
 		s.world.wpcs[o.Name] = o.Value
 		s.engine.UpsertWorkloadPriorityClass(o.Name, o.Value)
+	case *schedulingv1.PriorityClass:
+		// Accepted so that a snapshot of a cluster loads unchanged. It decides
+		// nothing here: a Workload that refers to a PriorityClass carries the
+		// resolved value in spec.priority, and that is what the engine orders by.
 	case *kueue.LocalQueue:
 		return s.applyLocalQueue(d, o)
 	case *kueue.ClusterQueue:

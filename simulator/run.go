@@ -87,6 +87,10 @@ type WorkloadResult struct {
 	// Reason and Message are the engine's last word on a pending workload.
 	Reason  string
 	Message string
+	// RuntimeAssumed: the workload's runtime was not known and was assumed
+	// (the annotation simulation.quokka.dev/runtime-assumed), so its finish
+	// time and everything that waited for it are estimates.
+	RuntimeAssumed bool
 }
 
 // sim is one run's state.
@@ -296,7 +300,7 @@ func (s *sim) result(end time.Duration) *Result {
 	sort.Slice(keys, func(i, j int) bool { return s.workloads[keys[i]].name < s.workloads[keys[j]].name })
 	for _, k := range keys {
 		w := s.workloads[k]
-		wr := WorkloadResult{Name: w.name, State: w.state, ClusterQueue: w.clusterQueue()}
+		wr := WorkloadResult{Name: w.name, State: w.state, ClusterQueue: w.clusterQueue(), RuntimeAssumed: w.runtimeAssumed}
 		switch w.state {
 		case StateAdmitted:
 			wr.Flavors = w.flavors

@@ -32,6 +32,8 @@ type workloadRecord struct {
 	admittedAt time.Duration
 	runtime    time.Duration
 	hasRuntime bool
+	// runtimeAssumed: runtime is a guess (manifest.Document.RuntimeAssumed).
+	runtimeAssumed bool
 	// gen changes at every admission, so that the finish timer of an earlier
 	// admission is recognised as stale.
 	gen     uint64
@@ -69,7 +71,7 @@ func (s *sim) submit(d *manifest.Document) error {
 	w := &workloadRecord{
 		key: key, name: key.Namespace + "/" + key.Name, src: d.Source, obj: wl,
 		localQueue: types.NamespacedName{Namespace: wl.Namespace, Name: string(wl.Spec.QueueName)},
-		runtime:    d.Runtime, hasRuntime: d.HasRuntime,
+		runtime:    d.Runtime, hasRuntime: d.HasRuntime, runtimeAssumed: d.RuntimeAssumed,
 	}
 	if adm := wl.Status.Admission; adm != nil {
 		if _, ok := s.world.cqs[string(adm.ClusterQueue)]; !ok {

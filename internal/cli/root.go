@@ -44,7 +44,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 		return fmt.Errorf("%w\nSee '%s --help'", err, c.CommandPath())
 	})
 
-	root.AddCommand(newVersionCommand(), newManagerCommand(opts.Controllers), NewExplainCommand())
+	root.AddCommand(newVersionCommand(), newManagerCommand(opts.Controllers), NewExplainCommand(), NewSnapshotCommand())
 	root.AddCommand(opts.Subcommands...)
 	return root
 }

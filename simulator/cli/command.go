@@ -4,15 +4,18 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"quokka.dev/quokka/engine/elasticquota"
+	"quokka.dev/quokka/internal/snapshot"
 	"quokka.dev/quokka/simulator"
 	"quokka.dev/quokka/simulator/adapter"
 	"quokka.dev/quokka/simulator/manifest"
@@ -28,16 +31,19 @@ type simulateFlags struct {
 	report         string
 	oversellRate   string
 	confirmSettled bool
+	fromCluster    bool
+	kubeconfig     string
+	assumeRuntime  time.Duration
 }
 
 // NewCommand returns `quokka simulate` with its `generate` subcommand.
 func NewCommand() *cobra.Command {
 	f := &simulateFlags{}
 	cmd := &cobra.Command{
-		Use:   "simulate -f PATH [-f PATH ...]",
+		Use:   "simulate -f PATH [-f PATH ...] | --from-cluster [-f CHANGES ...]",
 		Short: "Replay manifests and a trace of jobs against the scheduler, on a virtual clock",
 		Long: `Simulate reads ordinary manifests (ResourceFlavors, ClusterQueues, Cohorts,
-LocalQueues, Namespaces, WorkloadPriorityClasses, CapacityProviders,
+LocalQueues, Namespaces, WorkloadPriorityClasses, PriorityClasses, CapacityProviders,
 DynamicQuotaOrchestrators, the Configuration, Koord-Queue ElasticQuotas, and
 jobs as Workloads or batch/v1 Jobs) and replays them against the same engine the
 manager runs. A job with the label quota.scheduling.koordinator.sh/name and no
@@ -52,6 +58,7 @@ The output is a timeline and a summary per ClusterQueue, or one JSON document
 with --output json (schema: simulator/README.md). --report DIR also writes a
 self-contained HTML page with charts.`,
 		Example: `  quokka simulate -f examples/gpu-cluster
+  quokka simulate --from-cluster -f more-h100-quota.yaml
   quokka simulate -f examples/gpu-cluster --until 15m --output json
   quokka simulate -f cluster/ -f week.yaml --report out/`,
 		Args: cobra.NoArgs,
@@ -68,7 +75,9 @@ self-contained HTML page with charts.`,
 	cmd.Flags().StringVar(&f.oversellRate, "oversell-rate", "1", "Koord-Queue's --oversellrate: every ElasticQuota's max is scaled by this rate in the usage check (an exact decimal such as 1.2)")
 	cmd.Flags().BoolVar(&f.confirmSettled, "confirm-settled", false, "diagnostic: run one more engine cycle after every cycle that only admitted, and fail if it changes anything")
 	_ = cmd.Flags().MarkHidden("confirm-settled")
-	_ = cmd.MarkFlagRequired("filename")
+	cmd.Flags().BoolVar(&f.fromCluster, "from-cluster", false, "start from the live cluster (as `quokka snapshot` writes it); the -f files are then changes applied on top: an object with the same kind, namespace and name replaces the live one, others are added")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "with --from-cluster: kubeconfig file; default $KUBECONFIG, ~/.kube/config or in-cluster")
+	cmd.Flags().DurationVar(&f.assumeRuntime, "assume-runtime", snapshot.DefaultAssumedRuntime, "with --from-cluster: runtime of a live Workload without the simulation.quokka.dev/runtime annotation (listed as assumed)")
 	cmd.AddCommand(newGenerateCommand())
 	return cmd
 }
@@ -84,7 +93,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err != nil {
 		return fmt.Errorf("--oversell-rate: %w", err)
 	}
-	docs, err := manifest.Load(f.files)
+	docs, err := loadDocuments(cmd, f)
 	if err != nil {
 		return err
 	}
@@ -117,13 +126,53 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		return err
 	}
 	if f.report != "" {
-		path, err := report.WriteDir(f.report, res, report.Options{Title: reportTitle(f.files)})
+		title := reportTitle(f.files)
+		if f.fromCluster {
+			title = "Quokka simulation: the live cluster" + strings.TrimPrefix(title, "Quokka simulation:")
+			if len(f.files) == 0 {
+				title = "Quokka simulation: the live cluster"
+			}
+		}
+		path, err := report.WriteDir(f.report, res, report.Options{Title: title})
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "report written to %s\n", path)
 	}
 	return writeResult(cmd.OutOrStdout(), f.output, res)
+}
+
+// loadDocuments reads the -f files, on top of the live cluster with
+// --from-cluster.
+func loadDocuments(cmd *cobra.Command, f *simulateFlags) ([]manifest.Document, error) {
+	if !f.fromCluster {
+		if len(f.files) == 0 {
+			return nil, errors.New(`required flag(s) "filename" not set`)
+		}
+		return manifest.Load(f.files)
+	}
+	if f.assumeRuntime <= 0 {
+		return nil, fmt.Errorf("--assume-runtime: %s must be greater than 0", f.assumeRuntime)
+	}
+	snap, err := snapshot.Take(cmd.Context(), f.kubeconfig, snapshot.Options{AssumedRuntime: f.assumeRuntime})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range snap.Skipped {
+		fmt.Fprintf(cmd.ErrOrStderr(), "skipped Workload %s\n", s)
+	}
+	live, err := snap.Documents("cluster")
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster's snapshot: %w", err)
+	}
+	if len(f.files) == 0 {
+		return live, nil
+	}
+	changes, err := manifest.Load(f.files)
+	if err != nil {
+		return nil, err
+	}
+	return manifest.Overlay(live, changes)
 }
 
 func writeResult(w io.Writer, format string, res *simulator.Result) error {

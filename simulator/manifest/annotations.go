@@ -19,6 +19,11 @@ const (
 	// AnnotationRuntime is how long a job runs once admitted. Default: until the
 	// end of the simulation. Only Workloads and Jobs carry it.
 	AnnotationRuntime = AnnotationPrefix + "runtime"
+	// AnnotationRuntimeAssumed, set to "true" next to AnnotationRuntime, says that
+	// the runtime is a guess rather than known: `quokka snapshot` writes it on a
+	// live Workload that had no runtime annotation, and the output lists those
+	// workloads so that nobody reads a guessed finish time as a forecast.
+	AnnotationRuntimeAssumed = AnnotationPrefix + "runtime-assumed"
 )
 
 // timing is what the annotations of one object say.
@@ -26,6 +31,7 @@ type timing struct {
 	at         time.Duration
 	runtime    time.Duration
 	hasRuntime bool
+	assumed    bool
 }
 
 // parseTiming reads the simulator's annotations. An annotation in the simulator's
@@ -68,8 +74,18 @@ func parseTiming(annotations map[string]string, isJob bool) (timing, field.Error
 				continue
 			}
 			t.runtime, t.hasRuntime = d, true
+		case AnnotationRuntimeAssumed:
+			if v != "true" {
+				errs = append(errs, field.NotSupported(p, v, []string{"true"}))
+				continue
+			}
+			if _, ok := annotations[AnnotationRuntime]; !ok {
+				errs = append(errs, field.Required(base.Key(AnnotationRuntime), "the runtime that "+AnnotationRuntimeAssumed+" says is assumed"))
+				continue
+			}
+			t.assumed = true
 		default:
-			errs = append(errs, field.NotSupported(p, k, []string{AnnotationAt, AnnotationRuntime}))
+			errs = append(errs, field.NotSupported(p, k, []string{AnnotationAt, AnnotationRuntime, AnnotationRuntimeAssumed}))
 		}
 	}
 	return t, errs

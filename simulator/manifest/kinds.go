@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
@@ -31,6 +32,7 @@ const (
 	KindPreemptionConfig         Kind = "PreemptionConfig"
 	KindElasticQuota             Kind = "ElasticQuota"
 	KindNamespace                Kind = "Namespace"
+	KindPriorityClass            Kind = "PriorityClass"
 	KindJob                      Kind = "Job"
 	KindConfiguration            Kind = "Configuration"
 )
@@ -57,8 +59,9 @@ func kinds() map[string]kindInfo {
 		"kueue.x-k8s.io/v1alpha1/DynamicQuotaOrchestrator": {"kueue.x-k8s.io/v1alpha1", false, func() any { return &kueuev1alpha1.DynamicQuotaOrchestrator{} }},
 		"kueue.x-k8s.io/v1alpha1/PreemptionConfig":         {"kueue.x-k8s.io/v1alpha1", false, func() any { return &kueuev1alpha1.PreemptionConfig{} }},
 		"scheduling.sigs.k8s.io/v1alpha1/ElasticQuota":     {"scheduling.sigs.k8s.io/v1alpha1", true, func() any { return &koordv1alpha1.ElasticQuota{} }},
-		"v1/Namespace": {"v1", false, func() any { return &corev1.Namespace{} }},
-		"batch/v1/Job": {"batch/v1", true, func() any { return &batchv1.Job{} }},
+		"v1/Namespace":                                {"v1", false, func() any { return &corev1.Namespace{} }},
+		"scheduling.k8s.io/v1/PriorityClass":          {"scheduling.k8s.io/v1", false, func() any { return &schedulingv1.PriorityClass{} }},
+		"batch/v1/Job":                                {"batch/v1", true, func() any { return &batchv1.Job{} }},
 		"config.kueue.x-k8s.io/v1beta2/Configuration": {"config.kueue.x-k8s.io/v1beta2", false, nil},
 	}
 }
@@ -103,6 +106,9 @@ type Document struct {
 	// that runs until the end of the simulation, and for every other kind.
 	Runtime    time.Duration
 	HasRuntime bool
+	// RuntimeAssumed is set when the annotation simulation.quokka.dev/runtime-assumed
+	// says Runtime is a guess (a live Workload taken by `quokka snapshot`).
+	RuntimeAssumed bool
 	// Object is the decoded, validated object: *kueue.ClusterQueue,
 	// *batchv1.Job, *corev1.Namespace, *config.Configuration and so on.
 	Object any

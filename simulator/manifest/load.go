@@ -12,6 +12,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
@@ -163,7 +164,7 @@ func parseDocument(src Source, raw []byte) (*Document, error) {
 	if len(terrs) > 0 {
 		return fail(fieldErrors(terrs))
 	}
-	doc := &Document{Source: src, At: t.at, Runtime: t.runtime, HasRuntime: t.hasRuntime}
+	doc := &Document{Source: src, At: t.at, Runtime: t.runtime, HasRuntime: t.hasRuntime, RuntimeAssumed: t.assumed}
 	if Kind(h.Kind) == KindConfiguration {
 		cfg, err := decodeConfiguration(data)
 		if err != nil {
@@ -267,6 +268,8 @@ func prepare(obj any, namespaced bool, doc *Document) field.ErrorList {
 		kind, errs = KindElasticQuota, validateElasticQuota(o)
 	case *corev1.Namespace:
 		kind, errs = KindNamespace, validateNamespace(o)
+	case *schedulingv1.PriorityClass:
+		kind, errs = KindPriorityClass, validateRequiredName(o.Name, false)
 	case *batchv1.Job:
 		kind, errs = KindJob, validateJob(o)
 	default:

@@ -64,6 +64,8 @@ type Workload struct {
 	Flavors      map[string]map[corev1.ResourceName]string `json:"flavors,omitempty"`
 	Reason       string                                    `json:"reason,omitempty"`
 	Message      string                                    `json:"message,omitempty"`
+	// RuntimeAssumed is true when the runtime was assumed, not known.
+	RuntimeAssumed bool `json:"runtimeAssumed,omitempty"`
 }
 
 // ElasticQuota is a Koord-Queue quota at the end: its parent (omitted for the
@@ -106,6 +108,7 @@ func NewDocument(r *simulator.Result) Document {
 	for _, w := range r.Workloads {
 		doc.Final.Workloads = append(doc.Final.Workloads, Workload{
 			Name: w.Name, State: w.State, ClusterQueue: w.ClusterQueue, ElasticQuota: w.ElasticQuota, Flavors: w.Flavors, Reason: w.Reason, Message: w.Message,
+			RuntimeAssumed: w.RuntimeAssumed,
 		})
 	}
 	for _, q := range r.ElasticQuotas {

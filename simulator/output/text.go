@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"quokka.dev/quokka/simulator"
+	"quokka.dev/quokka/simulator/manifest"
 )
 
 // maxPendingListed bounds the "still pending" list; the summary table counts all.
@@ -128,6 +129,7 @@ func writeSummary(w io.Writer, r *simulator.Result) {
 	}
 	tw.Flush()
 	writeElasticQuotas(w, r)
+	writeAssumedRuntimes(w, r)
 
 	var pending []simulator.WorkloadResult
 	for _, wl := range r.Workloads {
@@ -150,6 +152,29 @@ func writeSummary(w io.Writer, r *simulator.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wl.Name, queueText(wl.ClusterQueue, wl.ElasticQuota), dash(wl.Reason), wl.Message)
 	}
 	tw.Flush()
+}
+
+// writeAssumedRuntimes names the workloads whose runtime was a guess, so that
+// their finish times, and the waits of those behind them, are read as estimates.
+func writeAssumedRuntimes(w io.Writer, r *simulator.Result) {
+	var names []string
+	for _, wl := range r.Workloads {
+		if wl.RuntimeAssumed {
+			names = append(names, wl.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "RUNTIME ASSUMED for %d workloads (no %s annotation; finish times are estimates)\n", len(names), manifest.AnnotationRuntime)
+	for i, n := range names {
+		if i == maxPendingListed {
+			fmt.Fprintf(w, "... and %d more\n", len(names)-maxPendingListed)
+			break
+		}
+		fmt.Fprintln(w, n)
+	}
 }
 
 // FlavorsText renders an assignment compactly: "h100" when every resource of every

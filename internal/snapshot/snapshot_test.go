@@ -1,0 +1,126 @@
+package snapshot
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"quokka.dev/quokka/engine/enginetest"
+	"quokka.dev/quokka/internal/scheme"
+	"quokka.dev/quokka/simulator"
+	"quokka.dev/quokka/simulator/adapter"
+	"quokka.dev/quokka/simulator/manifest"
+)
+
+const gpu = corev1.ResourceName("nvidia.com/gpu")
+
+// liveCluster is one ClusterQueue with 8 GPUs, held by "running"; "first" and
+// "second" wait behind it (created in that order, listed in the other), and
+// "done" has finished.
+func liveCluster(t *testing.T) *Objects {
+	t.Helper()
+	first := enginetest.MakeWorkload("team", "first").Queue("lq").PodSet("main", 1).Request(gpu, "8").Created(time.Minute).Obj()
+	first.Annotations = map[string]string{manifest.AnnotationRuntime: "30m", manifest.AnnotationAt: "5m"}
+	objs := []client.Object{
+		enginetest.MakeFlavor("h100").Obj(),
+		enginetest.MakeClusterQueue("gpu").Quota("h100", gpu, "8").Obj(),
+		enginetest.MakeLocalQueue("team", "lq", "gpu").Obj(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", Labels: map[string]string{"tenant": "team"}}},
+		enginetest.MakeWorkload("team", "second").Queue("lq").PodSet("main", 1).Request(gpu, "8").Created(2 * time.Minute).Obj(),
+		first,
+		enginetest.MakeWorkload("team", "running").Queue("lq").PodSet("main", 1).Request(gpu, "8").
+			ReserveQuota("gpu", "h100").QuotaReservedAt(0).Obj(),
+		enginetest.MakeWorkload("team", "done").Queue("lq").PodSet("main", 1).Request(gpu, "8").Finished().Obj(),
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
+	o, err := List(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// Issue 16: "admitted ones with their status.admission, pending ones in queue
+// order", read by `quokka simulate -f DIR` unchanged.
+func TestSnapshotReplaysAdmittedThenPendingInCreationOrder(t *testing.T) {
+	t.Parallel()
+	snap, err := Build(liveCluster(t), Options{AssumedRuntime: time.Hour}, scheme.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Admitted != 1 || snap.Pending != 2 {
+		t.Errorf("admitted %d, pending %d; want 1 and 2", snap.Admitted, snap.Pending)
+	}
+	if want := []string{"team/done: finished"}; !slices.Equal(snap.Skipped, want) {
+		t.Errorf("skipped %v, want %v", snap.Skipped, want)
+	}
+	if want := []string{"team/running", "team/second"}; !slices.Equal(snap.Assumed, want) {
+		t.Errorf("assumed %v, want %v", snap.Assumed, want)
+	}
+	for _, f := range snap.Files {
+		for _, server := range []string{"resourceVersion", "uid:", "managedFields", manifest.AnnotationAt} {
+			if strings.Contains(string(f.Data), server) {
+				t.Errorf("%s holds %q:\n%s", f.Name, server, f.Data)
+			}
+		}
+	}
+	docs, err := snap.Documents("snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := simulator.Run(docs, simulator.Options{NewEngine: adapter.New})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admittedAt := map[string]time.Duration{}
+	for _, e := range res.Events {
+		if e.Type == simulator.Admitted {
+			admittedAt[e.Workload] = e.Time
+		}
+	}
+	want := map[string]time.Duration{"team/running": 0, "team/first": time.Hour, "team/second": time.Hour + 30*time.Minute}
+	for name, at := range want {
+		if got, ok := admittedAt[name]; !ok || got != at {
+			t.Errorf("%s admitted at %v (%v), want %v", name, got, ok, at)
+		}
+	}
+	var assumed []string
+	for _, w := range res.Workloads {
+		if w.RuntimeAssumed {
+			assumed = append(assumed, w.Name)
+		}
+	}
+	if want := []string{"team/running", "team/second"}; !slices.Equal(assumed, want) {
+		t.Errorf("result marks %v as assumed, want %v", assumed, want)
+	}
+}
+
+// Clean keeps what the simulator reads and drops what the server sets.
+func TestCleanKeepsWorkloadCreationTimeAndAdmission(t *testing.T) {
+	t.Parallel()
+	wl := enginetest.MakeWorkload("team", "w").Queue("lq").PodSet("main", 1).Request(gpu, "1").
+		ReserveQuota("gpu", "h100").QuotaReservedAt(0).Obj()
+	wl.ResourceVersion, wl.Finalizers = "42", []string{"kueue.x-k8s.io/resource-in-use"}
+	wl.OwnerReferences = []metav1.OwnerReference{{Name: "job"}}
+	Clean(wl)
+	if wl.UID != "" || wl.ResourceVersion != "" || wl.Finalizers != nil || wl.OwnerReferences != nil {
+		t.Errorf("server-set metadata left: %+v", wl.ObjectMeta)
+	}
+	if wl.CreationTimestamp.IsZero() || wl.Status.Admission == nil {
+		t.Errorf("creation time or admission lost: %+v", wl)
+	}
+	cq := enginetest.MakeClusterQueue("gpu").Obj()
+	cq.CreationTimestamp = metav1.Now()
+	cq.Status.PendingWorkloads = 3
+	Clean(cq)
+	if !cq.CreationTimestamp.IsZero() || cq.Status.PendingWorkloads != 0 {
+		t.Errorf("ClusterQueue keeps creation time or status: %+v", cq)
+	}
+}
