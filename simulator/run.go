@@ -41,10 +41,17 @@ type Options struct {
 	// default: it costs a third of a large run. Tests turn it on to hold the
 	// engine to that promise.
 	ConfirmSettled bool
+	// Stop, when set, is checked before every instant: once it is closed the
+	// run ends with ErrStopped. It lets SIGTERM stop a long run (the CLI
+	// passes its context's Done channel).
+	Stop <-chan struct{}
 	// OversellRate scales every ElasticQuota's max in Koord-Queue's usage check
 	// (its --oversellrate); the zero value is 1.
 	OversellRate elasticquota.OversellRate
 }
+
+// ErrStopped is returned by Run when Options.Stop was closed.
+var ErrStopped = errors.New("simulation stopped")
 
 // Progress is how far a run has come, for a progress line.
 type Progress struct {
@@ -142,6 +149,11 @@ func Run(docs []manifest.Document, opts Options) (*Result, error) {
 		at, ok := s.nextInstant()
 		if !ok || (opts.HasUntil && at > opts.Until) {
 			break
+		}
+		select {
+		case <-opts.Stop:
+			return nil, fmt.Errorf("%w at %s of simulated time", ErrStopped, at)
+		default:
 		}
 		if err := s.step(at); err != nil {
 			return nil, err

@@ -34,13 +34,15 @@ type simulateFlags struct {
 	fromCluster    bool
 	kubeconfig     string
 	assumeRuntime  time.Duration
+	compare        bool
+	changes        []string
 }
 
 // NewCommand returns `quokka simulate` with its `generate` subcommand.
 func NewCommand() *cobra.Command {
 	f := &simulateFlags{}
 	cmd := &cobra.Command{
-		Use:   "simulate -f PATH [-f PATH ...] | --from-cluster [-f CHANGES ...]",
+		Use:   "simulate -f PATH [-f PATH ...] | --from-cluster [-f CHANGES ...] [--compare]",
 		Short: "Replay manifests and a trace of jobs against the scheduler, on a virtual clock",
 		Long: `Simulate reads ordinary manifests (ResourceFlavors, ClusterQueues, Cohorts,
 LocalQueues, Namespaces, WorkloadPriorityClasses, PriorityClasses, CapacityProviders,
@@ -56,9 +58,16 @@ Annotations place objects on the clock:
 
 The output is a timeline and a summary per ClusterQueue, or one JSON document
 with --output json (schema: simulator/README.md). --report DIR also writes a
-self-contained HTML page with charts.`,
+self-contained HTML page with charts.
+
+--compare runs the start state twice, without and with the changes (the -f
+files with --from-cluster, the --changes files otherwise), and prints what
+differs: the pending workloads admitted at once, the running ones preempted,
+and per ClusterQueue the average wait and resource-hours of both runs.`,
 		Example: `  quokka simulate -f examples/gpu-cluster
   quokka simulate --from-cluster -f more-h100-quota.yaml
+  quokka simulate --from-cluster -f more-h100-quota.yaml --compare
+  quokka simulate -f now/ --changes more-h100-quota.yaml --compare
   quokka simulate -f examples/gpu-cluster --until 15m --output json
   quokka simulate -f cluster/ -f week.yaml --report out/`,
 		Args: cobra.NoArgs,
@@ -78,6 +87,8 @@ self-contained HTML page with charts.`,
 	cmd.Flags().BoolVar(&f.fromCluster, "from-cluster", false, "start from the live cluster (as `quokka snapshot` writes it); the -f files are then changes applied on top: an object with the same kind, namespace and name replaces the live one, others are added")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "with --from-cluster: kubeconfig file; default $KUBECONFIG, ~/.kube/config or in-cluster")
 	cmd.Flags().DurationVar(&f.assumeRuntime, "assume-runtime", snapshot.DefaultAssumedRuntime, "with --from-cluster: runtime of a live Workload without the simulation.quokka.dev/runtime annotation (listed as assumed)")
+	cmd.Flags().BoolVar(&f.compare, "compare", false, "run without and with the changes and print what differs (needs --from-cluster with -f CHANGES, or -f BASE with --changes CHANGES)")
+	cmd.Flags().StringArrayVar(&f.changes, "changes", nil, "with --compare and without --from-cluster: a change file or directory applied on top of the -f files, as --from-cluster applies -f; repeatable")
 	cmd.AddCommand(newGenerateCommand())
 	return cmd
 }
@@ -93,9 +104,8 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err != nil {
 		return fmt.Errorf("--oversell-rate: %w", err)
 	}
-	docs, err := loadDocuments(cmd, f)
-	if err != nil {
-		return err
+	if len(f.changes) > 0 && !f.compare {
+		return errors.New("--changes: only with --compare")
 	}
 	opts := simulator.Options{
 		NewEngine: adapter.New,
@@ -105,6 +115,9 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		Series:         f.report != "" || f.output == "text",
 		ConfirmSettled: f.confirmSettled,
 		OversellRate:   rate,
+	}
+	if ctx := cmd.Context(); ctx != nil {
+		opts.Stop = ctx.Done() // SIGTERM or SIGINT ends a long run
 	}
 	if os.Getenv("GOGC") == "" {
 		// A simulation is a batch job on a machine with memory to spare: the
@@ -119,6 +132,13 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	progress := newProgress(cmd.ErrOrStderr())
 	if progress != nil {
 		opts.Progress = progress.update
+	}
+	if f.compare {
+		return runCompare(cmd, f, opts, progress)
+	}
+	docs, err := loadDocuments(cmd, f)
+	if err != nil {
+		return err
 	}
 	res, err := simulator.Run(docs, opts)
 	progress.done()
@@ -140,6 +160,100 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "report written to %s\n", path)
 	}
 	return writeResult(cmd.OutOrStdout(), f.output, res)
+}
+
+// runCompare runs the start state without and with the changes, with the same
+// options, and writes what differs.
+func runCompare(cmd *cobra.Command, f *simulateFlags, opts simulator.Options, progress *progress) error {
+	base, changed, err := loadComparison(cmd, f)
+	if err != nil {
+		return err
+	}
+	baseRes, err := simulator.Run(base, opts)
+	if err != nil {
+		progress.done()
+		return fmt.Errorf("the run without the changes: %w", err)
+	}
+	changedRes, err := simulator.Run(changed, opts)
+	progress.done()
+	if err != nil {
+		return fmt.Errorf("the run with the changes: %w", err)
+	}
+	c := simulator.Compare(baseRes, changedRes)
+	if f.report != "" {
+		start := "Quokka simulation: " + strings.Join(f.files, ", ")
+		if f.fromCluster {
+			start = "Quokka simulation: the live cluster"
+		}
+		path, err := report.WriteComparisonDir(f.report, baseRes, changedRes, report.Options{Title: start})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "report written to %s\n", path)
+	}
+	if f.output == "json" {
+		return output.WriteCompareJSON(cmd.OutOrStdout(), baseRes, changedRes, c)
+	}
+	return output.WriteCompareText(cmd.OutOrStdout(), c)
+}
+
+// loadComparison returns the start state twice, alone and with the changes:
+// the live cluster and the -f files with --from-cluster, else the -f files and
+// the --changes files. Each list is read on its own, so the two runs share no
+// objects.
+func loadComparison(cmd *cobra.Command, f *simulateFlags) (base, changed []manifest.Document, err error) {
+	changeFiles := f.changes
+	var load func() ([]manifest.Document, error)
+	if f.fromCluster {
+		if len(f.changes) > 0 {
+			return nil, nil, errors.New("--changes: with --from-cluster the -f files are the changes")
+		}
+		if len(f.files) == 0 {
+			return nil, nil, errors.New("--compare: needs at least one -f file of changes")
+		}
+		changeFiles = f.files
+		if f.assumeRuntime <= 0 {
+			return nil, nil, fmt.Errorf("--assume-runtime: %s must be greater than 0", f.assumeRuntime)
+		}
+		snap, err := snapshot.Take(cmd.Context(), f.kubeconfig, snapshot.Options{AssumedRuntime: f.assumeRuntime})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range snap.Skipped {
+			fmt.Fprintf(cmd.ErrOrStderr(), "skipped Workload %s\n", s)
+		}
+		load = func() ([]manifest.Document, error) {
+			docs, err := snap.Documents("cluster")
+			if err != nil {
+				return nil, fmt.Errorf("reading the cluster's snapshot: %w", err)
+			}
+			return docs, nil
+		}
+	} else {
+		if len(f.files) == 0 {
+			return nil, nil, errors.New(`required flag(s) "filename" not set`)
+		}
+		if len(f.changes) == 0 {
+			return nil, nil, errors.New("--compare: needs --changes CHANGES (or --from-cluster with -f CHANGES)")
+		}
+		load = func() ([]manifest.Document, error) { return manifest.Load(f.files) }
+	}
+	if base, err = load(); err != nil {
+		return nil, nil, err
+	}
+	start, err := load()
+	if err != nil {
+		return nil, nil, err
+	}
+	changes, err := manifest.Load(changeFiles)
+	if err != nil {
+		return nil, nil, err
+	}
+	changed, err = manifest.Overlay(start, changes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return base, changed, nil
 }
 
 // loadDocuments reads the -f files, on top of the live cluster with

@@ -51,6 +51,21 @@ func simulateJSON(t *testing.T, args ...string) output.Document {
 	return doc
 }
 
+// textHas runs `simulate` with args and fails for each wanted text the
+// output lacks.
+func textHas(t *testing.T, args []string, wants ...string) {
+	t.Helper()
+	stdout, stderr, err := run(t, args...)
+	if err != nil {
+		t.Fatalf("simulate %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	for _, want := range wants {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("text output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
 // needs fails a test whose assertions depend on an engine feature that the
 // simulator's adapter says engine/scheduler does not implement, saying which
 // feature and what the assertions expect: a test runs or fails, it never skips.

@@ -162,3 +162,74 @@ func chartableCount(r *simulator.Result) int {
 	}
 	return n
 }
+
+// comparisonPage shows two reports side by side, each under its heading; each
+// report is a page of its own next to it, so it also opens alone.
+var comparisonPage = template.Must(template.New("comparison").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 1rem; }
+.runs { display: flex; gap: 1rem; }
+.runs section { flex: 1; min-width: 0; }
+.runs iframe { width: 100%; height: 90vh; border: 1px solid #ccc; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<div class="runs">
+<section><h2>Without the changes</h2><p><a href="without.html">open alone</a></p><iframe src="without.html" title="Without the changes"></iframe></section>
+<section><h2>With the changes</h2><p><a href="with-changes.html">open alone</a></p><iframe src="with-changes.html" title="With the changes"></iframe></section>
+</div>
+</body>
+</html>
+`))
+
+// WriteComparisonDir writes the reports of a run without the changes
+// (without.html) and of one with them (with-changes.html) into dir, and
+// index.html showing both side by side; it returns the path of index.html.
+func WriteComparisonDir(dir string, base, changed *simulator.Result, opts Options) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("creating report directory: %w", err)
+	}
+	title := opts.Title
+	if title == "" {
+		title = "Quokka simulation"
+	}
+	pages := []struct {
+		file, suffix string
+		r            *simulator.Result
+	}{
+		{"without.html", ", without the changes", base},
+		{"with-changes.html", ", with the changes", changed},
+	}
+	for _, p := range pages {
+		if err := writeFile(filepath.Join(dir, p.file), func(w io.Writer) error {
+			return Render(w, p.r, Options{Title: title + p.suffix})
+		}); err != nil {
+			return "", err
+		}
+	}
+	path := filepath.Join(dir, "index.html")
+	err := writeFile(path, func(w io.Writer) error {
+		return comparisonPage.Execute(w, struct{ Title string }{title + ": without and with the changes"})
+	})
+	return path, err
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating report: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing report %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing report %s: %w", path, err)
+	}
+	return nil
+}

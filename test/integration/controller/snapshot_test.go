@@ -182,6 +182,16 @@ func TestSnapshotAndSimulateFromCluster(t *testing.T) {
 	if at, ok := got["research/snap-run"]; !ok || at != 0 {
 		t.Errorf("with 64 H100s snap-run admitted at %v (%v), want 0", at, ok)
 	}
+	// Issue 16: "--compare runs the live state with and without the changes and
+	// prints what differs": snap-wait is admitted now, nothing is preempted.
+	var cmp output.CompareDocument
+	cmpOut := runQuokkaWithSimulate(t, "simulate", "--from-cluster", "--kubeconfig", kubeconfig, "-f", changeFile, "--compare", "-o", "json")
+	if err := json.Unmarshal([]byte(cmpOut), &cmp); err != nil {
+		t.Fatalf("decoding --compare -o json: %v\n%s", err, cmpOut)
+	}
+	if len(cmp.AdmittedNow) != 1 || cmp.AdmittedNow[0].Name != "research/snap-wait" || len(cmp.Preempted) != 0 {
+		t.Errorf("--compare: admitted now %+v, preempted %+v; want research/snap-wait and nothing", cmp.AdmittedNow, cmp.Preempted)
+	}
 	// Without changes, --from-cluster is the snapshot.
 	got = admittedAt(t, runQuokkaWithSimulate(t, "simulate", "--from-cluster", "--kubeconfig", kubeconfig, "-o", "json"))
 	if at := got["research/snap-wait"]; at != 7200 {
