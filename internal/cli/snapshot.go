@@ -2,17 +2,19 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	configapi "quokka.dev/quokka/apis/config/v1beta2"
 	"quokka.dev/quokka/internal/snapshot"
 )
 
 // NewSnapshotCommand builds `quokka snapshot`: the live cluster's queueing state
 // as manifests that `quokka simulate -f DIR` replays unchanged.
 func NewSnapshotCommand() *cobra.Command {
-	var dir, kubeconfig string
+	var dir, kubeconfig, configFile string
 	var assume time.Duration
 	cmd := &cobra.Command{
 		Use:   "snapshot -o DIR",
@@ -30,7 +32,18 @@ func NewSnapshotCommand() *cobra.Command {
 			if assume <= 0 {
 				return fmt.Errorf("--assume-runtime: %s must be greater than 0", assume)
 			}
-			snap, err := snapshot.Take(cmd.Context(), kubeconfig, snapshot.Options{AssumedRuntime: assume})
+			opts := snapshot.Options{AssumedRuntime: assume}
+			if configFile != "" {
+				if _, err := configapi.Load(configFile); err != nil {
+					return fmt.Errorf("--config: %w", err)
+				}
+				data, err := os.ReadFile(configFile)
+				if err != nil {
+					return fmt.Errorf("--config: %w", err)
+				}
+				opts.Configuration = data
+			}
+			snap, err := snapshot.Take(cmd.Context(), kubeconfig, opts)
 			if err != nil {
 				return err
 			}
@@ -48,6 +61,7 @@ func NewSnapshotCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&dir, "output-dir", "o", "", "directory to write the manifests into (new or empty)")
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file; default $KUBECONFIG, ~/.kube/config or in-cluster")
+	cmd.Flags().StringVar(&configFile, "config", "", "the manager's Configuration file, written into the snapshot so that the simulation runs with the manager's options")
 	cmd.Flags().DurationVar(&assume, "assume-runtime", snapshot.DefaultAssumedRuntime, "runtime of a Workload without the simulation.quokka.dev/runtime annotation")
 	_ = cmd.MarkFlagRequired("output-dir")
 	return cmd

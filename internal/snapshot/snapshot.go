@@ -72,6 +72,11 @@ type Options struct {
 	// AssumedRuntime is the runtime written on a Workload that has no
 	// simulation.quokka.dev/runtime annotation, marked as assumed.
 	AssumedRuntime time.Duration
+	// Configuration, when set, is the manager's Configuration file (already
+	// validated), written first so that the simulation decides with the
+	// manager's options (fair sharing, AFS, ...). The cluster does not say
+	// which file the manager was started with, so the user names it.
+	Configuration []byte
 }
 
 // File is one manifest file of a snapshot.
@@ -116,6 +121,10 @@ func Build(o *Objects, opts Options, scheme *runtime.Scheme) (*Snapshot, error) 
 	workloads := snap.workloads(o.Workloads.Items, opts)
 	add(workloads)
 	names = append(names, "workloads")
+	if len(opts.Configuration) > 0 {
+		// "00-configuration" sorts before "00-resourceflavors".
+		snap.Files = append(snap.Files, File{Name: "00-configuration.yaml", Data: opts.Configuration})
+	}
 	for i, list := range objs {
 		if len(list) == 0 {
 			continue

@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +124,39 @@ func TestCleanKeepsWorkloadCreationTimeAndAdmission(t *testing.T) {
 	Clean(cq)
 	if !cq.CreationTimestamp.IsZero() || cq.Status.PendingWorkloads != 0 {
 		t.Errorf("ClusterQueue keeps creation time or status: %+v", cq)
+	}
+}
+
+// Issue 16: the snapshot holds "the Configuration the manager runs with when it
+// can be read": the file the user names goes first, and the simulator reads it
+// as the run's Configuration.
+func TestSnapshotCarriesTheManagersConfiguration(t *testing.T) {
+	t.Parallel()
+	cfg, err := os.ReadFile(filepath.Join("..", "..", "examples", "config", "fair-sharing.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Build(liveCluster(t), Options{AssumedRuntime: time.Hour, Configuration: cfg}, scheme.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Files) == 0 || snap.Files[0].Name != "00-configuration.yaml" || !slices.Equal(snap.Files[0].Data, cfg) {
+		t.Fatalf("first file = %+v, want 00-configuration.yaml holding the given file", snap.Files[0].Name)
+	}
+	docs, err := snap.Documents("snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs[0].Key.Kind != manifest.KindConfiguration {
+		t.Errorf("the simulator reads the first document as %s, want Configuration", docs[0].Key.Kind)
+	}
+	without, err := Build(liveCluster(t), Options{AssumedRuntime: time.Hour}, scheme.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range without.Files {
+		if f.Name == "00-configuration.yaml" {
+			t.Error("a snapshot without --config has a Configuration file")
+		}
 	}
 }
