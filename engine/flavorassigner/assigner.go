@@ -215,12 +215,7 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 		var buf [8]corev1.ResourceName
 		for gi := range a.cq.Groups {
 			g := &a.cq.Groups[gi]
-			reqs := buf[:0]
-			for _, r := range g.Covered {
-				if ps.Total[r] > 0 {
-					reqs = append(reqs, r)
-				}
-			}
+			reqs := requested(g, ps, buf[:0])
 			if len(reqs) == 0 {
 				// Resources named with no request get the group's first
 				// usable flavor, as in Kueue (a zero request fits anywhere).
@@ -471,12 +466,7 @@ func NoFlavor(c *quota.Cache, q *quota.ClusterQueue, ps *workload.PodSet, opts O
 	var buf [8]corev1.ResourceName
 	for gi := range q.Groups {
 		g := &q.Groups[gi]
-		reqs := buf[:0]
-		for _, r := range g.Covered {
-			if ps.Total[r] > 0 {
-				reqs = append(reqs, r)
-			}
-		}
+		reqs := requested(g, ps, buf[:0])
 		if len(reqs) == 0 {
 			continue
 		}
@@ -557,12 +547,7 @@ func NeverPreempts(c *quota.Cache, q *quota.ClusterQueue, ps *workload.PodSet, o
 	var buf [8]corev1.ResourceName
 	for gi := range q.Groups {
 		g := &q.Groups[gi]
-		reqs := buf[:0]
-		for _, r := range g.Covered {
-			if ps.Total[r] > 0 {
-				reqs = append(reqs, r)
-			}
-		}
+		reqs := requested(g, ps, buf[:0])
 		if len(reqs) == 0 {
 			continue
 		}
@@ -618,4 +603,15 @@ func WithPods(q *quota.ClusterQueue, ps *workload.PodSet) *workload.PodSet {
 	out.Total = ps.Total.Clone()
 	out.Total[corev1.ResourcePods] = int64(ps.Count)
 	return &out
+}
+
+// requested appends to reqs the resources of group g that the pod set asks
+// for a non-zero amount of.
+func requested(g *quota.ResourceGroup, ps *workload.PodSet, reqs []corev1.ResourceName) []corev1.ResourceName {
+	for _, r := range g.Covered {
+		if ps.Total[r] > 0 {
+			reqs = append(reqs, r)
+		}
+	}
+	return reqs
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,7 +79,13 @@ func resourceVersions(t *testing.T) map[string]string {
 // runQuokka runs the quokka binary's root command with args and returns stdout.
 func runQuokka(t *testing.T, args ...string) string {
 	t.Helper()
-	root := cli.NewRootCommand(cli.Options{})
+	return runRoot(t, cli.NewRootCommand(cli.Options{}), args...)
+}
+
+// runRoot executes a root command with args and returns stdout, failing the
+// test on a non-zero exit.
+func runRoot(t *testing.T, root *cobra.Command, args ...string) string {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errOut)

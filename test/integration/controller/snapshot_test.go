@@ -3,7 +3,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -31,14 +30,7 @@ import (
 // cmd/quokka adds it.
 func runQuokkaWithSimulate(t *testing.T, args ...string) string {
 	t.Helper()
-	root := cli.NewRootCommand(cli.Options{Subcommands: []*cobra.Command{simcli.NewCommand()}})
-	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	if code := cli.Execute(t.Context(), root, args, &errOut); code != 0 {
-		t.Fatalf("quokka %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
-	}
-	return out.String()
+	return runRoot(t, cli.NewRootCommand(cli.Options{Subcommands: []*cobra.Command{simcli.NewCommand()}}), args...)
 }
 
 // admittedAt reads `quokka simulate -o json` and returns when each workload was
