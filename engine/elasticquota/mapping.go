@@ -23,9 +23,10 @@ type Resolution struct {
 
 // Resolve maps a unit's labels to its quota and queue. 004: "There is no namespace
 // based fallback. A job that does not carry the label does not resolve to any
-// quota, and consequently not to any queue."
+// quota, and consequently not to any queue." The quota label comes first, then
+// Koord-Queue's fallback label alibabacloud.com/quota-name (getQuotaName).
 func (c *Cache) Resolve(labels map[string]string) Resolution {
-	name := labels[koordv1alpha1.QuotaNameLabel]
+	name := QuotaNameOf(labels)
 	if name == "" {
 		return Resolution{}
 	}

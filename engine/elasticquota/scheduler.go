@@ -136,6 +136,32 @@ func (s *Scheduler) AddUnit(u QueueUnit) error {
 	return nil
 }
 
+// RestoreAdmitted records a unit that was admitted before this scheduler
+// existed (a manager that restarts, or takes over as leader, rebuilds usage from
+// every QueueUnit with admissions before it admits anything). The unit is
+// charged to quota and every ancestor without a usage check: it holds that
+// quota already, whatever the quotas say now. A unit whose quota no longer
+// exists is recorded as admitted and charged nowhere: it is never admitted
+// twice, and it runs on as Koord-Queue lets a unit of a deleted quota run.
+func (s *Scheduler) RestoreAdmitted(u QueueUnit, quota string) error {
+	key := u.Key()
+	if _, ok := s.pending[key]; ok {
+		return fmt.Errorf("queueUnit %s is already queued", key)
+	}
+	if _, ok := s.admitted[key]; ok {
+		return fmt.Errorf("queueUnit %s is already admitted", key)
+	}
+	u.Labels = maps.Clone(u.Labels)
+	u.Request = u.Request.Clone()
+	if _, ok := s.quotas[quota]; ok {
+		if err := s.cache.Reserve(reservationUID(key), quota, u.Request); err != nil {
+			return fmt.Errorf("restoring admitted queueUnit %s: %w", key, err)
+		}
+	}
+	s.admitted[key] = admittedUnit{unit: &u, quota: quota}
+	return nil
+}
+
 // FinishUnit ends an admitted unit: its quota is released on every level it was
 // charged to, and the unit is forgotten.
 func (s *Scheduler) FinishUnit(key types.NamespacedName) error {

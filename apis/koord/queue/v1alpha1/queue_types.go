@@ -84,15 +84,20 @@ type QueueList struct {
 // QueueUnitPhase is the state of a QueueUnit.
 type QueueUnitPhase string
 
+// The phases Koord-Queue writes (pkg/apis/scheduling/v1alpha1). Quokka writes
+// Enqueued, Dequeued, Running, Succeed and Failed; the others are accepted so that
+// units written by Koord-Queue itself still load.
 const (
 	Enqueued     QueueUnitPhase = "Enqueued"
+	Reserved     QueueUnitPhase = "Reserved"
 	Dequeued     QueueUnitPhase = "Dequeued"
 	Running      QueueUnitPhase = "Running"
 	Succeed      QueueUnitPhase = "Succeed"
 	Failed       QueueUnitPhase = "Failed"
-	Backoff      QueueUnitPhase = "Backoff"
 	SchedReady   QueueUnitPhase = "SchedReady"
 	SchedSucceed QueueUnitPhase = "SchedSucceed"
+	SchedFailed  QueueUnitPhase = "SchedFailed"
+	Backoff      QueueUnitPhase = "TimeoutBackoff"
 )
 
 // QueueUnitSpec is the queueing view of one job.
@@ -114,6 +119,13 @@ type QueueUnitSpec struct {
 	// +optional
 	// +listType=atomic
 	PodSet []PodSet `json:"podSet,omitempty"`
+	// priorityClassName is the PriorityClass the job's pod template names.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// request is the job's total request; Koord-Queue's job extension writes
+	// the same list as resource.
+	// +optional
+	Request corev1.ResourceList `json:"request,omitempty"`
 }
 
 // PodSet is a group of identical pods of a QueueUnit.
@@ -133,10 +145,58 @@ type QueueUnitStatus struct {
 	Message string `json:"message,omitempty"`
 	// +optional
 	LastUpdateTime *metav1.Time `json:"lastUpdateTime,omitempty"`
+	// attempts counts the scheduling attempts of the unit.
+	// +optional
+	Attempts int64 `json:"attempts,omitempty"`
+	// podState counts the unit's pods that run and that wait.
+	// +optional
+	PodState PodState `json:"podState,omitempty"`
+	// admissions is what the unit was admitted with, per pod set.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Admissions []Admission `json:"admissions,omitempty"`
+	// lastAllocateTime is when the unit was last dequeued.
+	// +optional
+	LastAllocateTime *metav1.Time `json:"lastAllocateTime,omitempty"`
+}
+
+// Admission is what one pod set of a unit was admitted with.
+type Admission struct {
+	Name string `json:"name"`
+	// replicas admitted.
+	Replicas int64 `json:"replicas"`
+	// resources per replica.
+	// +optional
+	Resources corev1.ResourceList `json:"resources,omitempty"`
+	// running counts the replicas whose pods run.
+	// +optional
+	Running int64 `json:"running"`
+	// reclaimState is set on a victim of queue-level preemption: replicas is
+	// how many of its replicas are to be given back.
+	// +optional
+	ReclaimState *ReclaimState `json:"reclaimState,omitempty"`
+}
+
+// ReclaimState marks replicas of an admission to be reclaimed.
+type ReclaimState struct {
+	Replicas int64 `json:"replicas"`
+}
+
+// PodState counts a unit's pods.
+type PodState struct {
+	// +optional
+	Running int `json:"running,omitempty"`
+	// +optional
+	Pending int `json:"pending,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName={qu,qus}
+// +kubebuilder:printcolumn:JSONPath=.status.phase,name=PHASE,type=string
+// +kubebuilder:printcolumn:JSONPath=.spec.priority,name=PRIORITY,type=integer
+// +kubebuilder:printcolumn:JSONPath=.spec.consumerRef.kind,name=JOBTYPE,type=string
 
 // QueueUnit is Koord-Queue's queueing record of a job.
 type QueueUnit struct {
