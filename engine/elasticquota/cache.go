@@ -26,12 +26,18 @@ type quotaInfo struct {
 type tree = hierarchy.Tree[struct{}, *quotaInfo]
 
 // Cache holds the ElasticQuotas by name, the parent chain, and the usage that
-// admitted units charge to every quota on their chain. It is not safe for
-// concurrent use; a driver serialises calls, as for the scheduler.
+// admitted units charge to every quota on their chain, koordinator-root-quota
+// included. It is not safe for concurrent use; a driver serialises calls, as for
+// the scheduler.
 type Cache struct {
 	tree     *tree
 	quotas   map[string]*hierarchy.Cohort[struct{}, *quotaInfo]
 	reserved map[types.UID]reservation
+	// rootUsed is what admitted units charge to koordinator-root-quota. It is
+	// kept apart from the tree because the root is usually not written as an
+	// ElasticQuota (every quota without a parent label hangs below it all the
+	// same), and its usage must not depend on whether it is.
+	rootUsed resources.Requests
 }
 
 type reservation struct {
@@ -46,6 +52,7 @@ func NewCache() *Cache {
 		tree:     hierarchy.New[struct{}, *quotaInfo](nil),
 		quotas:   map[string]*hierarchy.Cohort[struct{}, *quotaInfo]{},
 		reserved: map[types.UID]reservation{},
+		rootUsed: resources.Requests{},
 	}
 }
 
@@ -174,8 +181,13 @@ func (o OversellRate) String() string {
 	return o.r.FloatString(2)
 }
 
-// Reserve charges an admitted unit to its quota and every ancestor (the same
-// chain CheckUsage walks). Reserving the same unit twice is a no-op.
+// Reserve charges an admitted unit to its quota and every ancestor, the root
+// included: issue 14, "koordinator-root-quota and every quota on a unit's chain
+// are charged with its usage, the root included". That is one level more than
+// CheckUsage walks (it stops below the root, 004: "up to, but excluding,
+// koordinator-root-quota"): the root's usage is reported, never checked. A
+// chain broken by an ancestor that does not exist is charged up to the break.
+// Reserving the same unit twice is a no-op.
 func (c *Cache) Reserve(uid types.UID, quota string, req resources.Requests) error {
 	if _, ok := c.reserved[uid]; ok {
 		return nil
@@ -185,7 +197,12 @@ func (c *Cache) Reserve(uid types.UID, quota string, req resources.Requests) err
 	}
 	var path []string
 	c.quotas[quota].Ancestors(func(n *hierarchy.Cohort[struct{}, *quotaInfo]) bool {
-		if n.Name() == koordv1alpha1.RootQuotaName || n.Value == nil {
+		if n.Name() == koordv1alpha1.RootQuotaName {
+			c.rootUsed.Add(req)
+			path = append(path, n.Name())
+			return false
+		}
+		if n.Value == nil {
 			return false
 		}
 		n.Value.used.Add(req)
@@ -204,31 +221,56 @@ func (c *Cache) Unreserve(uid types.UID) {
 	}
 	delete(c.reserved, uid)
 	for _, name := range res.path {
+		if name == koordv1alpha1.RootQuotaName {
+			release(c.rootUsed, res.request)
+			continue
+		}
 		node, ok := c.tree.Cohort(name)
 		if !ok || node.Value == nil {
 			continue
 		}
-		for r, v := range res.request {
-			node.Value.used[r] = resources.Sub(node.Value.used[r], v)
-			if node.Value.used[r] == 0 {
-				delete(node.Value.used, r)
-			}
+		release(node.Value.used, res.request)
+	}
+}
+
+// release takes req off used, dropping resources that reach zero.
+func release(used, req resources.Requests) {
+	for r, v := range req {
+		used[r] = resources.Sub(used[r], v)
+		if used[r] == 0 {
+			delete(used, r)
 		}
 	}
 }
 
 // Used returns the usage charged to a quota (its own units and its children's),
-// as quantities, for ElasticQuota status.used.
+// as quantities, for ElasticQuota status.used; nil for a quota that does not
+// exist. koordinator-root-quota always exists here, written as an ElasticQuota
+// or not: its usage is that of every admitted unit whose chain reaches it.
 func (c *Cache) Used(name string) corev1.ResourceList {
+	if name == koordv1alpha1.RootQuotaName {
+		return quantities(c.rootUsed)
+	}
 	node, ok := c.quotas[name]
 	if !ok {
 		return nil
 	}
+	return quantities(node.Value.used)
+}
+
+func quantities(req resources.Requests) corev1.ResourceList {
 	out := corev1.ResourceList{}
-	for _, r := range node.Value.used.Names() {
-		out[r] = resources.ToQuantity(r, node.Value.used[r])
+	for _, r := range req.Names() {
+		out[r] = resources.ToQuantity(r, req[r])
 	}
 	return out
+}
+
+// HasQuota reports whether an ElasticQuota of that name was upserted (and not
+// deleted).
+func (c *Cache) HasQuota(name string) bool {
+	_, ok := c.quotas[name]
+	return ok
 }
 
 // Names lists the quotas, sorted.
