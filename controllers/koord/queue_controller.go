@@ -1,8 +1,3 @@
-// Package koord keeps Koord-Queue's Queue objects in sync with ElasticQuotas, as
-// the spec's 004 document describes: one Queue per quota, in the koord-queue
-// namespace, re-derived from the quota on every reconciliation. The derivation
-// itself is engine/elasticquota.ReconcileQueue; this controller only reads and
-// writes objects.
 package koord
 
 import (
@@ -20,11 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	configapi "quokka.dev/quokka/apis/config/v1beta2"
 	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	"quokka.dev/quokka/engine/elasticquota"
-	"quokka.dev/quokka/internal/cli"
 )
 
 // ManagedByLabel marks the Queues this controller created, so that it deletes only
@@ -151,15 +144,4 @@ func (r *QueueReconciler) SetupWithManager(mgr manager.Manager) error {
 		Watches(&koordv1alpha1.ElasticQuota{}, byName).
 		Watches(&queuev1alpha1.Queue{}, inNamespace).
 		Complete(r)
-}
-
-// Controller registers the Queue sync with `quokka manager`.
-func Controller() cli.Controller {
-	return cli.Controller{
-		Name: "koord-queue",
-		Setup: func(mgr manager.Manager, _ *configapi.Configuration) error {
-			r := &QueueReconciler{Client: mgr.GetClient(), Namespace: queuev1alpha1.DefaultQueueNamespace}
-			return r.SetupWithManager(mgr)
-		},
-	}
 }

@@ -190,3 +190,26 @@ func UnitOf(qu *queuev1alpha1.QueueUnit) (QueueUnit, error) {
 		Priority: prio, Created: qu.CreationTimestamp.Time, Request: req,
 	}, nil
 }
+
+// Admissions is what a unit is admitted with, per pod set: the pod set's count
+// as replicas and its per-pod request as resources, none running yet. A unit
+// without pod sets (a QueueUnit written by hand) is one replica of its whole
+// spec.resource.
+func Admissions(qu *queuev1alpha1.QueueUnit) []queuev1alpha1.Admission {
+	if len(qu.Spec.PodSet) == 0 {
+		return []queuev1alpha1.Admission{{Name: qu.Name, Replicas: 1, Resources: qu.Spec.Resource.DeepCopy()}}
+	}
+	out := make([]queuev1alpha1.Admission, 0, len(qu.Spec.PodSet))
+	for i := range qu.Spec.PodSet {
+		ps := &qu.Spec.PodSet[i]
+		a := queuev1alpha1.Admission{Name: ps.Name, Replicas: int64(ps.Count)}
+		if perPod, err := workload.PodRequests(field.NewPath("spec", "podSet").Index(i), &ps.Template.Spec); err == nil {
+			a.Resources = corev1.ResourceList{}
+			for _, name := range perPod.Names() {
+				a.Resources[name] = resources.ToQuantity(name, perPod[name])
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2/textlogger"
@@ -38,6 +39,10 @@ type Controller struct {
 	// cluster. c reads from the API server, not from a cache; ctx carries a
 	// logger named after the controller. An error stops the manager.
 	BeforeStart func(ctx context.Context, c client.Client, cfg *configapi.Configuration) error
+	// Flags, if set, adds the controller's own command-line flags to `quokka
+	// manager` (Koord-Queue's --oversellrate, for one). A value that does not
+	// parse is refused by the flag itself, so the error names the flag.
+	Flags func(fs *pflag.FlagSet)
 }
 
 // managerFlags are the command-line flags of `quokka manager`. The three that also
@@ -116,6 +121,12 @@ func newManagerCommandWithFlags(controllers []Controller) (*cobra.Command, *mana
 		"serve metrics over HTTPS, authenticated and authorized against the API server")
 	fs.BoolVar(&f.enableHTTP2, "enable-http2", false,
 		"allow HTTP/2 on the metrics and webhook servers (off because of the HTTP/2 rapid-reset CVEs)")
+
+	for _, c := range controllers {
+		if c.Flags != nil {
+			c.Flags(fs)
+		}
+	}
 
 	// Logging (-v, --vmodule) and controller-runtime's --kubeconfig are Go flags;
 	// adding them here keeps one definition and shows them in --help.
