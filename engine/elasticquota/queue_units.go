@@ -29,6 +29,38 @@ type QueueUnit struct {
 	Created time.Time
 	// Request is spec.resource, the job's total request, in canonical units.
 	Request resources.Requests
+	// Replicas and PerReplica split Request into identical replicas (the pod
+	// set's count and one pod's request), so that queue-level preemption can
+	// reclaim part of a unit. A unit with Replicas ≤ 1 or no PerReplica is one
+	// replica of its whole Request (Koord-Queue's koord-queue/default-requirement
+	// for a unit without pod sets).
+	Replicas   int64
+	PerReplica resources.Requests
+	// AllocatedAt is status.lastAllocateTime of a unit given to RestoreAdmitted:
+	// when it was admitted, the start of its reclaim protection. Cycle sets the
+	// admission time itself.
+	AllocatedAt time.Time
+	// RunsAtAdmission says that the unit's pods run the instant it is admitted
+	// (a simulated unit without a start-up delay), so it is never "assumed";
+	// any other admitted unit is assumed until SetRunning reports all its
+	// replicas running.
+	RunsAtAdmission bool
+}
+
+// replicas is how many replicas the unit is made of (at least 1).
+func (u *QueueUnit) replicas() int64 {
+	if u.Replicas > 1 && u.PerReplica != nil {
+		return u.Replicas
+	}
+	return 1
+}
+
+// perReplica is the request of one replica.
+func (u *QueueUnit) perReplica() resources.Requests {
+	if u.replicas() > 1 {
+		return u.PerReplica
+	}
+	return u.Request
 }
 
 // Key is the unit's namespace/name, the key of the scheduler's maps.
@@ -45,6 +77,14 @@ const (
 	// MaxDepthAnnotation bounds how deep a Priority or Block queue is scanned
 	// (Koord-Queue's "scan depth").
 	MaxDepthAnnotation = "koord-queue/max-depth"
+	// WaitForPodsRunningAnnotation ("true") makes a Priority or Block queue
+	// admit nothing new while one of its admitted units has replicas whose pods
+	// do not run yet (waitforpods.go).
+	WaitForPodsRunningAnnotation = "koord-queue/wait-for-pods-running"
+	// EnableQueueUnitPreemptionAnnotation ("true"), together with
+	// WaitForPodsRunningAnnotation, lets a unit that does not fit reclaim the
+	// queue's assumed units that sort after it (preemption.go).
+	EnableQueueUnitPreemptionAnnotation = "koord-queue/enable-queueunit-preemption"
 	// DefaultPriorityThreshold is Koord-Queue's default for an Intelligent queue
 	// without the annotation.
 	DefaultPriorityThreshold int32 = 4
@@ -68,6 +108,9 @@ type queueConfig struct {
 	threshold int32
 	// maxDepth bounds the scan of a Priority or Block queue; 0 is no bound.
 	maxDepth int
+	// waitPodsRunning and enablePreempt are the two annotations, read by the
+	// Priority and Block policies only.
+	waitPodsRunning, enablePreempt bool
 }
 
 // queueConfigOf derives the queue's configuration from the Queue that the
@@ -88,8 +131,19 @@ func queueConfigOf(eq *koordv1alpha1.ElasticQuota) queueConfig {
 			cfg.maxDepth = int(n)
 		}
 	}
+	// schedulingqueuev2 NewPriorityQueue and UpdateQueueCr: exactly "true".
+	if cfg.scansDepth() {
+		cfg.waitPodsRunning = q.Annotations[WaitForPodsRunningAnnotation] == "true"
+		cfg.enablePreempt = q.Annotations[EnableQueueUnitPreemptionAnnotation] == "true"
+	}
 	return cfg
 }
+
+// preempts reports whether a unit that does not fit may preempt: Koord-Queue's
+// Preempt refuses unless both annotations are "true" ("preemption is disabled
+// because wait-for-pods-running is disabled", "preemption is disabled in
+// queue").
+func (c queueConfig) preempts() bool { return c.waitPodsRunning && c.enablePreempt }
 
 // dequeuedBefore is the order of every registered policy (Koord-Queue's
 // schedulingqueuev2 and intelligentqueue sort the same way): higher priority

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -13,7 +14,9 @@ import (
 	"quokka.dev/quokka/engine/resources"
 )
 
-// Reasons of a Pending decision. QueueNotFoundReason (mapping.go) is the fourth.
+// Reasons of a Pending decision. QueueNotFoundReason (mapping.go),
+// ReasonWaitForPodsRunning (waitforpods.go) and ReasonPreempting
+// (preemption.go) are the others.
 const (
 	// ReasonNoQuotaLabel: the unit carries no quota label (or an empty one), so
 	// it resolves to no quota and no queue. Koord-Queue records nothing for it;
@@ -33,7 +36,7 @@ const (
 	ReasonBeyondMaxDepth = "BeyondMaxDepth"
 )
 
-// Decision is one outcome of a Cycle: Admit or Pending.
+// Decision is one outcome of a Cycle: Admit, Pending or Preempt (preemption.go).
 type Decision interface {
 	UnitKey() types.NamespacedName
 	isDecision()
@@ -74,12 +77,40 @@ type Scheduler struct {
 	quotas   map[string]*koordv1alpha1.ElasticQuota
 	configs  map[string]queueConfig
 	pending  map[types.NamespacedName]*QueueUnit
-	admitted map[types.NamespacedName]admittedUnit
+	admitted map[types.NamespacedName]*admittedUnit
+	// now is the driver's time (SetNow): admissions are stamped with it and
+	// the reclaim protection is measured from them.
+	now time.Time
+	// protect is the reclaim protection after an admission
+	// (SetReclaimProtectTime).
+	protect time.Duration
+	// rounds are the preemption rounds in flight, by queue (preemption.go).
+	rounds map[string]*round
 }
 
 type admittedUnit struct {
 	unit  *QueueUnit
 	quota string
+	// at is when the unit was admitted: Koord-Queue's status.lastAllocateTime,
+	// from which the reclaim protection runs.
+	at time.Time
+	// replicas is how many replicas the unit holds (fewer than it asked for
+	// after a partial reclaim); running is how many of them run (SetRunning).
+	replicas, running int64
+	// reclaiming is how many replicas a preemption marked and the driver has
+	// not reclaimed yet (Koord-Queue's reclaimState); 0 when none.
+	reclaiming int64
+	// charged is what the unit charges to its quota chain now.
+	charged resources.Requests
+}
+
+// newAdmitted is the record of a unit admitted to quota at the time at.
+func newAdmitted(u *QueueUnit, quota string, at time.Time) *admittedUnit {
+	a := &admittedUnit{unit: u, quota: quota, at: at, replicas: u.replicas(), charged: u.Request}
+	if u.RunsAtAdmission {
+		a.running = a.replicas
+	}
+	return a
 }
 
 // NewScheduler returns an empty scheduler that scales every max by rate
@@ -91,9 +122,17 @@ func NewScheduler(rate OversellRate) *Scheduler {
 		quotas:   map[string]*koordv1alpha1.ElasticQuota{},
 		configs:  map[string]queueConfig{},
 		pending:  map[types.NamespacedName]*QueueUnit{},
-		admitted: map[types.NamespacedName]admittedUnit{},
+		admitted: map[types.NamespacedName]*admittedUnit{},
+		rounds:   map[string]*round{},
 	}
 }
+
+// SetNow sets the time of the next cycles; the scheduler keeps no clock. A
+// driver calls it before every Cycle: admissions are stamped with it, and a
+// unit admitted less than the reclaim protection before it is not reclaimed
+// (SetReclaimProtectTime). A driver that never calls it, and sets no
+// protection, gets the same decisions.
+func (s *Scheduler) SetNow(now time.Time) { s.now = now }
 
 // Cache is the quota cache behind the scheduler, for reading usage.
 func (s *Scheduler) Cache() *Cache { return s.cache }
@@ -143,6 +182,11 @@ func (s *Scheduler) AddUnit(u QueueUnit) error {
 // quota already, whatever the quotas say now. A unit whose quota no longer
 // exists is recorded as admitted and charged nowhere: it is never admitted
 // twice, and it runs on as Koord-Queue lets a unit of a deleted quota run.
+//
+// The unit's admission time is u.AllocatedAt (its status.lastAllocateTime),
+// and none of its replicas count as running (it is assumed, as Koord-Queue's
+// AddQueueUnitInfo assumes a unit that is reserved and not all running) until
+// SetRunning says otherwise, unless u.RunsAtAdmission.
 func (s *Scheduler) RestoreAdmitted(u QueueUnit, quota string) error {
 	key := u.Key()
 	if _, ok := s.pending[key]; ok {
@@ -158,7 +202,7 @@ func (s *Scheduler) RestoreAdmitted(u QueueUnit, quota string) error {
 			return fmt.Errorf("restoring admitted queueUnit %s: %w", key, err)
 		}
 	}
-	s.admitted[key] = admittedUnit{unit: &u, quota: quota}
+	s.admitted[key] = newAdmitted(&u, quota, u.AllocatedAt)
 	return nil
 }
 
@@ -188,6 +232,7 @@ func (s *Scheduler) DeleteUnit(key types.NamespacedName) bool {
 
 func (s *Scheduler) release(key types.NamespacedName) {
 	s.cache.Unreserve(reservationUID(key))
+	s.endVictim(key)
 	delete(s.admitted, key)
 }
 
@@ -233,6 +278,9 @@ type queueCursor struct {
 	next  int
 	// blockedBy is the unit that blocks the rest of the queue in this cycle.
 	blockedBy *QueueUnit
+	// assumed are the queue's admitted units whose replicas do not all run,
+	// in queue order; kept only when the queue waits for pods running.
+	assumed []*admittedUnit
 }
 
 // Cycle looks at every pending unit once and admits every unit that fits, in
@@ -247,6 +295,8 @@ type queueCursor struct {
 // next unit sees its usage. Since usage only grows within a cycle, a unit that
 // did not fit would not fit later in the same cycle: one cycle settles, and a
 // second one without a change in between admits nothing.
+//
+// An admission is stamped with the time of the last SetNow.
 func (s *Scheduler) Cycle() []Decision {
 	keys := make([]types.NamespacedName, 0, len(s.pending))
 	for k := range s.pending {
@@ -290,6 +340,7 @@ func (s *Scheduler) Cycle() []Decision {
 		sort.Slice(c.units, func(i, j int) bool { return dequeuedBefore(c.units[i], c.units[j]) })
 	}
 	sort.Strings(names)
+	s.collectAssumed(queues)
 	for more := true; more; {
 		more = false
 		for _, n := range names {
@@ -298,14 +349,16 @@ func (s *Scheduler) Cycle() []Decision {
 				continue
 			}
 			more = true
-			out = append(out, s.offer(c))
+			out = s.offer(c, out)
 		}
 	}
 	return out
 }
 
-// offer decides the next unit of a queue.
-func (s *Scheduler) offer(c *queueCursor) Decision {
+// offer decides the next unit of a queue and appends the decisions to out:
+// one for the unit, preceded by a Preempt for each victim when the unit
+// preempts.
+func (s *Scheduler) offer(c *queueCursor, out []Decision) []Decision {
 	pos := c.next
 	u := c.units[pos]
 	c.next++
@@ -313,24 +366,34 @@ func (s *Scheduler) offer(c *queueCursor) Decision {
 	quota := c.cfg.name
 	switch {
 	case c.blockedBy != nil:
-		return Pending{Unit: key, Quota: quota, Reason: ReasonQueueBlocked, Message: c.blockedMessage()}
+		return append(out, Pending{Unit: key, Quota: quota, Reason: ReasonQueueBlocked, Message: c.blockedMessage()})
 	case c.cfg.scansDepth() && c.cfg.maxDepth > 0 && pos >= c.cfg.maxDepth:
-		return Pending{Unit: key, Quota: quota, Reason: ReasonBeyondMaxDepth,
-			Message: fmt.Sprintf("position %d in queue %s is beyond its scan depth (%s: %d)", pos+1, quota, MaxDepthAnnotation, c.cfg.maxDepth)}
+		return append(out, Pending{Unit: key, Quota: quota, Reason: ReasonBeyondMaxDepth,
+			Message: fmt.Sprintf("position %d in queue %s is beyond its scan depth (%s: %d)", pos+1, quota, MaxDepthAnnotation, c.cfg.maxDepth)})
 	}
 	if err := s.cache.CheckUsage(key.String(), quota, u.Request, s.rate); err != nil {
 		if c.cfg.blocksOnFailure(u) {
 			c.blockedBy = u
 		}
-		return Pending{Unit: key, Quota: quota, Reason: ReasonFailedScheduling, Message: err.Error()}
+		if c.cfg.preempts() {
+			return s.preemptFor(c, u, err, out)
+		}
+		return append(out, Pending{Unit: key, Quota: quota, Reason: ReasonFailedScheduling, Message: err.Error()})
+	}
+	if c.cfg.waitPodsRunning && len(c.assumed) > 0 {
+		return s.beforeReserving(c, u, out)
 	}
 	if err := s.cache.Reserve(reservationUID(key), quota, u.Request); err != nil {
 		// CheckUsage has just found the quota; a failure here is a bug.
-		return Pending{Unit: key, Quota: quota, Reason: ReasonFailedScheduling, Message: err.Error()}
+		return append(out, Pending{Unit: key, Quota: quota, Reason: ReasonFailedScheduling, Message: err.Error()})
 	}
 	delete(s.pending, key)
-	s.admitted[key] = admittedUnit{unit: u, quota: quota}
-	return Admit{Unit: key, Quota: quota, Request: u.Request.Clone()}
+	a := newAdmitted(u, quota, s.now)
+	s.admitted[key] = a
+	if c.cfg.waitPodsRunning && a.assumed() {
+		c.assumed = append(c.assumed, a)
+	}
+	return append(out, Admit{Unit: key, Quota: quota, Request: u.Request.Clone()})
 }
 
 func (c *queueCursor) blockedMessage() string {
