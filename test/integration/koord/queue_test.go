@@ -6,7 +6,9 @@ package koord
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/go-logr/logr"
 	"os"
 	"testing"
 	"time"
@@ -17,8 +19,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -31,37 +35,83 @@ import (
 
 var env *framework.Env
 
+// mgr is the manager the tests run against; a test that needs other options
+// or a restart replaces it (restartManager) and puts the default back.
+var mgr *runningManager
+
+// defaultOptions resync quickly, so that a retry the API does not announce
+// shows within a test's patience.
+var defaultOptions = koord.Options{Resync: time.Second}
+
 func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
 	var err error
 	if env, err = framework.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(env.Config, manager.Options{
-		Scheme:                 scheme.New(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-	})
-	if err == nil {
-		err = (&koord.QueueReconciler{Client: mgr.GetClient(), Namespace: queuev1alpha1.DefaultQueueNamespace}).SetupWithManager(mgr)
+	for _, ns := range []string{queuev1alpha1.DefaultQueueNamespace} {
+		if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
-	if err != nil {
+	if mgr, err = startManager(defaultOptions); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	done := make(chan struct{})
+	code := m.Run()
+	mgr.stop()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+// runningManager is a controller-runtime manager with the Koord-Queue path,
+// started in the background.
+type runningManager struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func startManager(opts koord.Options) (*runningManager, error) {
+	m, err := ctrl.NewManager(env.Config, manager.Options{
+		Scheme:                 scheme.New(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Every manager of these tests is a fresh controller-runtime manager;
+		// two controllers of one name would clash in its name registry.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := koord.Setup(m, opts); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &runningManager{cancel: cancel, done: make(chan struct{})}
 	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
+		defer close(r.done)
+		if err := m.Start(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "manager:", err)
 		}
 	}()
-	code := m.Run()
-	cancel()
-	<-done
-	_ = env.Stop()
-	os.Exit(code)
+	return r, nil
+}
+
+func (r *runningManager) stop() {
+	r.cancel()
+	<-r.done
+}
+
+// restartManager stops the running manager and starts one with opts.
+func restartManager(t *testing.T, opts koord.Options) {
+	t.Helper()
+	mgr.stop()
+	var err error
+	if mgr, err = startManager(opts); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func eventually(t *testing.T, what string, cond func() (bool, error)) {
