@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -49,9 +50,15 @@ func (s *sim) apply(d *manifest.Document) error {
 		s.world.wpcs[o.Name] = o.Value
 		s.engine.UpsertWorkloadPriorityClass(o.Name, o.Value)
 	case *schedulingv1.PriorityClass:
-		// Accepted so that a snapshot of a cluster loads unchanged. It decides
-		// nothing here: a Workload that refers to a PriorityClass carries the
-		// resolved value in spec.priority, and that is what the engine orders by.
+		// The priority of a Koord-Queue Job whose pod template names it
+		// (koord-queue's job extension reads the class when it creates the
+		// unit). Kueue's jobs are not affected: a Workload that refers to a
+		// PriorityClass carries the resolved value in spec.priority, and a
+		// Kueue Job's pod PriorityClass is not resolved (docs/koord-queue.md,
+		// "Where Quokka decides otherwise").
+		s.world.pcs[o.Name] = o.Value
+	case *queuev1alpha1.Queue:
+		return s.applyQueue(d, o)
 	case *kueue.LocalQueue:
 		return s.applyLocalQueue(d, o)
 	case *kueue.ClusterQueue:
@@ -76,7 +83,7 @@ func (s *sim) apply(d *manifest.Document) error {
 		return s.applyPreemptionConfig(d, o)
 	case *koordv1alpha1.ElasticQuota:
 		return s.applyElasticQuota(d, o)
-	case *batchv1.Job, *kueue.Workload:
+	case *batchv1.Job, *kueue.Workload, *queuev1alpha1.QueueUnit:
 		// Handled by submit above.
 	default:
 		return fail(fmt.Errorf("no way to apply %T", d.Object))

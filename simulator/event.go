@@ -23,6 +23,10 @@ const (
 	Evicted EventType = "Evicted"
 	// Finished: the job's runtime ended and its quota was released.
 	Finished EventType = "Finished"
+	// Unqueued: a Job with a Koord-Queue quota label was created unsuspended,
+	// so Koord-Queue does not queue it; it runs unqueued and is never charged.
+	// Reason and Message say so, as the manager's Warning event does.
+	Unqueued EventType = "Unqueued"
 )
 
 // Flavors maps pod set name to resource to flavor.
@@ -46,7 +50,7 @@ type Event struct {
 	// Preset is set on Admitted for a Workload whose manifest carries
 	// status.admission: it was admitted before it was applied.
 	Preset bool
-	// Reason and Message say why, on Preempted and Evicted.
+	// Reason and Message say why, on Preempted, Evicted and Unqueued.
 	Reason  string
 	Message string
 	// Preemptor is the workload a Preempted job made room for.

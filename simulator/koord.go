@@ -5,9 +5,11 @@ import (
 	"sort"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/elasticquota"
@@ -49,10 +51,18 @@ func newKoordState(rate elasticquota.OversellRate) *koordState {
 }
 
 // submitJob routes a job to Koord-Queue or to Kueue. A job replaced by a
-// document of the same key leaves whichever side held it.
+// document of the same key leaves whichever side held it. A QueueUnit is
+// Koord-Queue's; a batch/v1 Job with a quota label and no LocalQueue is queued
+// by Koord-Queue only when it was created suspended (elasticquota.RouteJob).
 func (s *sim) submitJob(d *manifest.Document) error {
+	if qu, ok := d.Object.(*queuev1alpha1.QueueUnit); ok {
+		return s.submitQueueUnit(d, qu)
+	}
 	key := types.NamespacedName{Namespace: d.Workload.Namespace, Name: d.Workload.Name}
 	if manifest.IsKoordUnit(d.Workload) {
+		if job, ok := d.Object.(*batchv1.Job); ok {
+			return s.submitKoordJob(d, key, job)
+		}
 		return s.submitKoord(d, key)
 	}
 	if prev, ok := s.koord.units[key]; ok {
@@ -69,7 +79,9 @@ func (s *sim) applyElasticQuota(d *manifest.Document, o *koordv1alpha1.ElasticQu
 	if err := s.koord.sched.UpsertQuota(eq); err != nil {
 		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: err}
 	}
-	return nil
+	// The quota re-derives its queue; a Queue written by hand comes back with
+	// its extra annotations, as its watch would hand it back in a cluster.
+	return s.reapplyQueue(eq.Name)
 }
 
 func (s *sim) submitKoord(d *manifest.Document, key types.NamespacedName) error {
@@ -86,21 +98,21 @@ func (s *sim) submitKoord(d *manifest.Document, key types.NamespacedName) error 
 	if err != nil {
 		return err
 	}
-	if prev, ok := s.workloads[key]; ok {
-		s.forget(prev)
-	}
-	if prev, ok := s.koord.units[key]; ok {
-		s.forgetKoord(prev)
-	}
-	unit := elasticquota.QueueUnit{
+	return s.enqueueKoord(d, elasticquota.QueueUnit{
 		Namespace: key.Namespace, Name: key.Name, Labels: wl.Labels, Priority: priority,
 		Created: wl.CreationTimestamp.Time, Request: request,
-	}
+	})
+}
+
+// enqueueKoord submits a Koord-Queue unit, replacing whatever held its key.
+func (s *sim) enqueueKoord(d *manifest.Document, unit elasticquota.QueueUnit) error {
+	key := unit.Key()
+	s.replaceKey(key)
 	if err := s.koord.sched.AddUnit(unit); err != nil {
 		return err
 	}
 	u := &koordUnit{
-		key: key, name: key.Namespace + "/" + key.Name, quota: wl.Labels[koordv1alpha1.QuotaNameLabel],
+		key: key, name: key.Namespace + "/" + key.Name, quota: elasticquota.QuotaNameOf(unit.Labels),
 		state: StatePending, runtime: d.Runtime, hasRuntime: d.HasRuntime,
 	}
 	s.koord.units[key] = u
@@ -109,12 +121,30 @@ func (s *sim) submitKoord(d *manifest.Document, key types.NamespacedName) error 
 	return nil
 }
 
-// koordPriority is the unit's spec.priority, resolved as the Kueue engine
-// resolves a Workload's: spec.priority when set, else the WorkloadPriorityClass
-// it names, else the pod template's priority, else 0.
+// replaceKey lets go of the job, Kueue's or Koord-Queue's, that a new
+// document of the same key replaces.
+func (s *sim) replaceKey(key types.NamespacedName) {
+	if prev, ok := s.workloads[key]; ok {
+		s.forget(prev)
+	}
+	if prev, ok := s.koord.units[key]; ok {
+		s.forgetKoord(prev)
+	}
+}
+
+// koordPriority is the priority of a Workload that is a Koord-Queue unit,
+// resolved as the Kueue engine resolves a Workload's: spec.priority when set,
+// else the WorkloadPriorityClass it names, else the PriorityClass it names when
+// that exists (a missing one is ignored, as Koord-Queue's job extension ignores
+// it), else the pod template's priority, else 0.
 func (s *sim) koordPriority(wl *kueue.Workload) (int32, error) {
 	if wl.Spec.Priority != nil {
 		return *wl.Spec.Priority, nil
+	}
+	if ref := wl.Spec.PriorityClassRef; ref != nil && ref.Kind == kueue.PodPriorityClassKind {
+		if v, ok := s.world.pcs[ref.Name]; ok {
+			return v, nil
+		}
 	}
 	if ref := wl.Spec.PriorityClassRef; ref != nil && ref.Kind == "WorkloadPriorityClass" {
 		v, ok := s.world.wpcs[ref.Name]
@@ -226,7 +256,7 @@ func (s *sim) koordResults(out []WorkloadResult) []WorkloadResult {
 	for _, u := range s.koord.units {
 		wr := WorkloadResult{Name: u.name, State: u.state, ElasticQuota: u.quota}
 		switch u.state {
-		case StatePending:
+		case StatePending, StateUnqueued:
 			wr.Reason, wr.Message = u.reason, u.message
 		default:
 			wr.ElasticQuota = u.admittedTo
@@ -248,8 +278,11 @@ type ElasticQuotaResult struct {
 	Used corev1.ResourceList
 }
 
+// koordQuotas lists the quotas at the end, koordinator-root-quota among them
+// also when it is not written as an ElasticQuota (no parent, min or max then):
+// its used is that of every admitted unit whose chain reaches it.
 func (s *sim) koordQuotas() []ElasticQuotaResult {
-	quotas := s.koord.sched.Quotas()
+	quotas := s.koord.sched.QuotasWithRoot()
 	if len(quotas) == 0 {
 		return nil
 	}

@@ -22,10 +22,12 @@ spec: {max: {nvidia.com/gpu: "` + itoa(gpus) + `"}}
 `
 }
 
-// koordJobYAML is a Job charged to quota (the label, no LocalQueue).
+// koordJobYAML is a Job charged to quota (the label, no LocalQueue), created
+// suspended as Koord-Queue requires of the Jobs it queues.
 func koordJobYAML(ns, name, quota string, gpus int, at, runtime string) string {
-	return strings.Replace(jobYAML(ns, name, gpus, at, runtime),
+	y := strings.Replace(jobYAML(ns, name, gpus, at, runtime),
 		"kueue.x-k8s.io/queue-name: q", "quota.scheduling.koordinator.sh/name: "+quota, 1)
+	return strings.Replace(y, "spec: {template:", "spec: {suspend: true, template:", 1)
 }
 
 // A job with the quota label and no LocalQueue goes through the ElasticQuota
@@ -47,8 +49,8 @@ func TestKoordUnitLifecycle(t *testing.T) {
 	if len(engines[0].wls) != 0 {
 		t.Errorf("the Kueue engine got %d workloads, want none", len(engines[0].wls))
 	}
-	if q := res.ElasticQuotas; len(q) != 1 || q[0].Name != "team-a" || len(q[0].Used) != 0 {
-		t.Errorf("elastic quotas at the end = %+v, want team-a with nothing used", q)
+	if q := res.ElasticQuotas; len(q) != 2 || q[0].Name != "koordinator-root-quota" || q[1].Name != "team-a" || len(q[0].Used) != 0 || len(q[1].Used) != 0 {
+		t.Errorf("elastic quotas at the end = %+v, want the root and team-a with nothing used", q)
 	}
 	if len(res.Queues) != 0 {
 		t.Errorf("ClusterQueue accounts %+v, want none", res.Queues)

@@ -81,6 +81,10 @@ const (
 	StatePending  WorkloadState = "Pending"
 	StateAdmitted WorkloadState = "Admitted"
 	StateFinished WorkloadState = "Finished"
+	// StateUnqueued: a Job with a Koord-Queue quota label that was created
+	// unsuspended. Koord-Queue does not queue it: it runs unqueued, outside
+	// any quota, for the whole run.
+	StateUnqueued WorkloadState = "Unqueued"
 )
 
 // WorkloadResult is one workload's state at the end.

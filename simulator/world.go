@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/simulator/manifest"
@@ -24,8 +25,14 @@ type world struct {
 	namespaces map[string]*corev1.Namespace
 	implicitNS map[string]bool
 	wpcs       map[string]int32
-	providers  map[string]*kueuev1alpha1.CapacityProvider
-	dqos       map[string]*live[kueuev1alpha1.DynamicQuotaOrchestrator]
+	// pcs are the scheduling.k8s.io PriorityClasses by name: the priority of
+	// a Koord-Queue Job whose pod template names one.
+	pcs map[string]int32
+	// koordQueues are the Koord-Queue Queues written by hand, by name (all in
+	// namespace koord-queue), as the quota's reconciliation left them.
+	koordQueues map[string]*queuev1alpha1.Queue
+	providers   map[string]*kueuev1alpha1.CapacityProvider
+	dqos        map[string]*live[kueuev1alpha1.DynamicQuotaOrchestrator]
 	// preemptionConfigs are the PreemptionConfigs the engine accepted.
 	preemptionConfigs map[string]*live[kueuev1alpha1.PreemptionConfig]
 	// uids gives every object a stable UID: the first document of a key assigns
@@ -51,12 +58,14 @@ func newWorld() *world {
 		namespaces: map[string]*corev1.Namespace{},
 		implicitNS: map[string]bool{},
 		wpcs:       map[string]int32{},
+		pcs:        map[string]int32{},
 		providers:  map[string]*kueuev1alpha1.CapacityProvider{},
 		dqos:       map[string]*live[kueuev1alpha1.DynamicQuotaOrchestrator]{},
 		uids:       map[manifest.Key]types.UID{},
 		created:    map[manifest.Key]metav1.Time{},
 
 		preemptionConfigs: map[string]*live[kueuev1alpha1.PreemptionConfig]{},
+		koordQueues:       map[string]*queuev1alpha1.Queue{},
 	}
 }
 

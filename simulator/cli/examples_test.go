@@ -318,6 +318,11 @@ func TestKoordQueueExampleFinishReleasesTheChain(t *testing.T) {
 	if a := elasticQuota(t, doc, "team-a"); a.Parent != "org" || len(a.Used) != 0 {
 		t.Errorf("team-a = %+v, want parent org and nothing used", a)
 	}
+	// Issue 14: the root is charged too and reported, although the example
+	// does not write it as an ElasticQuota (then without parent, min or max).
+	if r := elasticQuota(t, doc, "koordinator-root-quota"); r.Parent != "" || r.Min != nil || r.Max != nil || r.Used["nvidia.com/gpu"] != "2" || r.Used["cpu"] != "8" {
+		t.Errorf("koordinator-root-quota = %+v, want no parent, min or max, and used 2 GPUs and 8 CPUs (eval-b2)", r)
+	}
 }
 
 // 004: usage is evaluated against max "scaled by the oversell rate configured

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -31,6 +32,8 @@ const (
 	KindDynamicQuotaOrchestrator Kind = "DynamicQuotaOrchestrator"
 	KindPreemptionConfig         Kind = "PreemptionConfig"
 	KindElasticQuota             Kind = "ElasticQuota"
+	KindQueue                    Kind = "Queue"
+	KindQueueUnit                Kind = "QueueUnit"
 	KindNamespace                Kind = "Namespace"
 	KindPriorityClass            Kind = "PriorityClass"
 	KindJob                      Kind = "Job"
@@ -59,10 +62,12 @@ func kinds() map[string]kindInfo {
 		"kueue.x-k8s.io/v1alpha1/DynamicQuotaOrchestrator": {"kueue.x-k8s.io/v1alpha1", false, func() any { return &kueuev1alpha1.DynamicQuotaOrchestrator{} }},
 		"kueue.x-k8s.io/v1alpha1/PreemptionConfig":         {"kueue.x-k8s.io/v1alpha1", false, func() any { return &kueuev1alpha1.PreemptionConfig{} }},
 		"scheduling.sigs.k8s.io/v1alpha1/ElasticQuota":     {"scheduling.sigs.k8s.io/v1alpha1", true, func() any { return &koordv1alpha1.ElasticQuota{} }},
-		"v1/Namespace":                                {"v1", false, func() any { return &corev1.Namespace{} }},
-		"scheduling.k8s.io/v1/PriorityClass":          {"scheduling.k8s.io/v1", false, func() any { return &schedulingv1.PriorityClass{} }},
-		"batch/v1/Job":                                {"batch/v1", true, func() any { return &batchv1.Job{} }},
-		"config.kueue.x-k8s.io/v1beta2/Configuration": {"config.kueue.x-k8s.io/v1beta2", false, nil},
+		"scheduling.x-k8s.io/v1alpha1/Queue":               {"scheduling.x-k8s.io/v1alpha1", true, func() any { return &queuev1alpha1.Queue{} }},
+		"scheduling.x-k8s.io/v1alpha1/QueueUnit":           {"scheduling.x-k8s.io/v1alpha1", true, func() any { return &queuev1alpha1.QueueUnit{} }},
+		"v1/Namespace":                                     {"v1", false, func() any { return &corev1.Namespace{} }},
+		"scheduling.k8s.io/v1/PriorityClass":               {"scheduling.k8s.io/v1", false, func() any { return &schedulingv1.PriorityClass{} }},
+		"batch/v1/Job":                                     {"batch/v1", true, func() any { return &batchv1.Job{} }},
+		"config.kueue.x-k8s.io/v1beta2/Configuration":      {"config.kueue.x-k8s.io/v1beta2", false, nil},
 	}
 }
 
@@ -114,9 +119,12 @@ type Document struct {
 	Object any
 	// Workload is the Workload that stands for a job: the object itself for a
 	// Workload, the one Kueue's job integration would create for a batch/v1 Job.
-	// Nil for every other kind.
+	// Nil for every other kind, a QueueUnit included.
 	Workload *kueue.Workload
 }
 
-// IsJob reports whether the document submits work (a Workload or a Job).
-func (d *Document) IsJob() bool { return d.Key.Kind == KindWorkload || d.Key.Kind == KindJob }
+// IsJob reports whether the document submits work (a Workload, a Job or a
+// Koord-Queue QueueUnit).
+func (d *Document) IsJob() bool { return isJobKind(d.Key.Kind) }
+
+func isJobKind(k Kind) bool { return k == KindWorkload || k == KindJob || k == KindQueueUnit }

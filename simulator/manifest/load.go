@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -160,7 +161,7 @@ func parseDocument(src Source, raw []byte) (*Document, error) {
 	if !ok {
 		return fail(unknownKindError(h.APIVersion, h.Kind))
 	}
-	t, terrs := parseTiming(h.Metadata.Annotations, h.Kind == string(KindWorkload) || h.Kind == string(KindJob))
+	t, terrs := parseTiming(h.Metadata.Annotations, isJobKind(Kind(h.Kind)))
 	if len(terrs) > 0 {
 		return fail(fieldErrors(terrs))
 	}
@@ -266,6 +267,10 @@ func prepare(obj any, namespaced bool, doc *Document) field.ErrorList {
 		kind, errs = KindPreemptionConfig, validatePreemptionConfig(o)
 	case *koordv1alpha1.ElasticQuota:
 		kind, errs = KindElasticQuota, validateElasticQuota(o)
+	case *queuev1alpha1.Queue:
+		kind, errs = KindQueue, validateQueue(o)
+	case *queuev1alpha1.QueueUnit:
+		kind, errs = KindQueueUnit, validateQueueUnit(o)
 	case *corev1.Namespace:
 		kind, errs = KindNamespace, validateNamespace(o)
 	case *schedulingv1.PriorityClass:
@@ -310,30 +315,36 @@ func prepare(obj any, namespaced bool, doc *Document) field.ErrorList {
 }
 
 // checkAcrossDocuments finds conflicts that no single document shows: a Job and a
-// Workload with the same namespace and name would be one workload in the timeline.
+// Workload with the same namespace and name would be one workload in the
+// timeline, and so would a QueueUnit and a Job or Workload (the unit of a Job
+// carries the Job's name).
 func checkAcrossDocuments(docs []Document) error {
-	jobs := map[string]Source{}
-	workloads := map[string]Source{}
+	seen := map[Kind]map[string]Source{KindJob: {}, KindWorkload: {}, KindQueueUnit: {}}
 	var errs []error
 	for _, d := range docs {
+		if !isJobKind(d.Key.Kind) {
+			continue
+		}
 		name := d.Key.Namespace + "/" + d.Key.Name
-		switch d.Key.Kind {
-		case KindJob:
-			jobs[name] = d.Source
-			if src, ok := workloads[name]; ok {
-				errs = append(errs, conflictError(d, src))
+		seen[d.Key.Kind][name] = d.Source
+		for _, other := range []Kind{KindJob, KindWorkload, KindQueueUnit} {
+			if other == d.Key.Kind {
+				continue
 			}
-		case KindWorkload:
-			workloads[name] = d.Source
-			if src, ok := jobs[name]; ok {
-				errs = append(errs, conflictError(d, src))
+			if src, ok := seen[other][name]; ok {
+				errs = append(errs, conflictError(d, other, src))
 			}
 		}
 	}
 	return limitErrors(errs)
 }
 
-func conflictError(d Document, other Source) error {
+func conflictError(d Document, otherKind Kind, other Source) error {
+	if d.Key.Kind == KindQueueUnit || otherKind == KindQueueUnit {
+		return &Error{Source: d.Source, Object: d.Key.String(), Err: fmt.Errorf(
+			"a %s and a %s are both named %s/%s (the other is %s): the timeline names a job's unit after the job, so rename one",
+			d.Key.Kind, otherKind, d.Key.Namespace, d.Key.Name, other)}
+	}
 	return &Error{Source: d.Source, Object: d.Key.String(), Err: fmt.Errorf(
 		"a Job and a Workload are both named %s/%s (the other is %s): the timeline names a Job's workload after the Job, so rename one",
 		d.Key.Namespace, d.Key.Name, other)}

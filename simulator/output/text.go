@@ -92,6 +92,8 @@ func writeTimeline(w io.Writer, r *simulator.Result) {
 			reason = "already admitted when the simulation starts (status.admission)"
 		case e.Type == simulator.Admitted && e.Borrowing:
 			reason = "borrowing"
+		case e.Type == simulator.Unqueued:
+			reason = e.Reason + ": " + e.Message
 		}
 		flavors := ""
 		if e.Type == simulator.Admitted {
