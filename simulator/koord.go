@@ -28,6 +28,8 @@ type koordState struct {
 	// gen numbers admissions across all units, so that the finish timer of an
 	// earlier admission, or of a replaced unit, is recognised as stale.
 	gen uint64
+	// startup holds the units' pod start-up delays (koord_startup.go).
+	startup koordStartup
 }
 
 // koordUnit is the simulator's view of one Koord-Queue unit.
@@ -108,6 +110,9 @@ func (s *sim) submitKoord(d *manifest.Document, key types.NamespacedName) error 
 func (s *sim) enqueueKoord(d *manifest.Document, unit elasticquota.QueueUnit) error {
 	key := unit.Key()
 	s.replaceKey(key)
+	if err := s.podStartup(d, &unit); err != nil {
+		return err
+	}
 	if err := s.koord.sched.AddUnit(unit); err != nil {
 		return err
 	}
@@ -183,9 +188,9 @@ func (s *sim) settleKoord() error {
 	if s.koord.sched.PendingCount() == 0 {
 		return nil
 	}
-	admitted := s.applyKoord(s.koord.sched.Cycle())
+	admitted := s.koordCycle()
 	if admitted && s.opts.ConfirmSettled {
-		if s.applyKoord(s.koord.sched.Cycle()) {
+		if s.koordCycle() {
 			return fmt.Errorf("at %s a second Koord-Queue cycle admitted more units; the ElasticQuota scheduler did not settle in one pass", formatDuration(s.now))
 		}
 	}
@@ -222,6 +227,10 @@ func (s *sim) applyKoord(decisions []elasticquota.Decision) bool {
 // finishKoord ends a unit whose runtime is over: its quota is released on its
 // whole chain.
 func (s *sim) finishKoord(t finishTimer) {
+	if t.podsRunning {
+		s.podsRunning(t)
+		return
+	}
 	u, ok := s.koord.units[t.key]
 	if !ok || u.state != StateAdmitted || u.gen != t.gen {
 		return

@@ -15,8 +15,9 @@ type finishTimer struct {
 	seq uint64
 	key types.NamespacedName
 	gen uint64
-	// koord marks the timer of a Koord-Queue unit.
-	koord bool
+	// koord marks the timer of a Koord-Queue unit; podsRunning, of a unit's
+	// pods that start running (koord_startup.go) rather than its finish.
+	koord, podsRunning bool
 }
 
 // timerHeap orders timers by time, then by the order they were set (admission
@@ -54,6 +55,13 @@ func (t *timers) add(at time.Duration, key types.NamespacedName, gen uint64) {
 func (t *timers) addKoord(at time.Duration, key types.NamespacedName, gen uint64) {
 	t.seq++
 	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen, koord: true})
+}
+
+// addKoordPodsRunning sets the timer at which an admitted Koord-Queue unit's
+// pods run.
+func (t *timers) addKoordPodsRunning(at time.Duration, key types.NamespacedName, gen uint64) {
+	t.seq++
+	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen, koord: true, podsRunning: true})
 }
 
 // next returns the time of the earliest timer.
