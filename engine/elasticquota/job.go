@@ -185,10 +185,22 @@ func UnitOf(qu *queuev1alpha1.QueueUnit) (QueueUnit, error) {
 	if qu.Spec.Priority != nil {
 		prio = *qu.Spec.Priority
 	}
-	return QueueUnit{
+	u := QueueUnit{
 		Namespace: qu.Namespace, Name: qu.Name, Labels: qu.Labels,
 		Priority: prio, Created: qu.CreationTimestamp.Time, Request: req,
-	}, nil
+	}
+	// One pod set of several pods: queue-level preemption may reclaim some of
+	// them (a unit of several pod sets is reclaimed whole, as one replica).
+	if len(qu.Spec.PodSet) == 1 && qu.Spec.PodSet[0].Count > 1 {
+		ps := &qu.Spec.PodSet[0]
+		if perPod, err := workload.PodRequests(field.NewPath("spec", "podSet").Index(0), &ps.Template.Spec); err == nil {
+			u.Replicas, u.PerReplica = int64(ps.Count), perPod
+		}
+	}
+	if t := qu.Status.LastAllocateTime; t != nil {
+		u.AllocatedAt = t.Time
+	}
+	return u, nil
 }
 
 // Admissions is what a unit is admitted with, per pod set: the pod set's count

@@ -7,6 +7,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 )
 
 // replicas makes the unit n replicas of per cores each.
@@ -311,5 +315,30 @@ func TestReclaimCallsAndFinishedVictims(t *testing.T) {
 	}
 	if _, got, _ := decided(t, s.Cycle()); got["p"] != "admit" {
 		t.Fatalf("p %s, want admitted", got["p"])
+	}
+}
+
+// UnitOf gives a unit of one pod set its replicas (the pod set's count) and
+// one pod's request, so that preemption reclaims pods, not whole jobs
+// (GetResourcesCanReclaim counts replicas per pod set), and its
+// status.lastAllocateTime, from which the reclaim protection runs.
+func TestUnitOfReplicasAndAllocationTime(t *testing.T) {
+	t.Parallel()
+	qu := &queuev1alpha1.QueueUnit{}
+	qu.Name, qu.Namespace = "u", "default"
+	qu.Spec.Resource = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("6")}
+	tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}}}
+	qu.Spec.PodSet = []queuev1alpha1.PodSet{{Name: "u", Count: 3, Template: tmpl}}
+	at := metav1.NewTime(epoch)
+	qu.Status.LastAllocateTime = &at
+	u, err := UnitOf(qu)
+	mustNil(t, err)
+	if u.Replicas != 3 || u.PerReplica[corev1.ResourceCPU] != 2000 || !u.AllocatedAt.Equal(epoch) {
+		t.Errorf("unit %+v", u)
+	}
+	qu.Spec.PodSet = nil
+	if u, _ := UnitOf(qu); u.replicas() != 1 || u.perReplica()[corev1.ResourceCPU] != 6000 {
+		t.Errorf("without pod sets: %d replicas of %v, want one of the whole request", u.replicas(), u.perReplica())
 	}
 }
