@@ -57,6 +57,7 @@ func (l *admissionLoop) Start(ctx context.Context) error {
 		return fmt.Errorf("koord-queue admission: informer caches did not sync")
 	}
 	l.state = newSyncState(l.opts.OversellRate)
+	l.state.sched.SetReclaimProtectTime(l.opts.ReclaimProtectTime)
 	if err := l.sync(ctx, l.apiReader); err != nil {
 		return fmt.Errorf("koord-queue admission: rebuilding from the API: %w", err)
 	}
@@ -125,6 +126,10 @@ func (l *admissionLoop) sync(ctx context.Context, r client.Reader) error {
 // write failed.
 func (l *admissionLoop) cycle(ctx context.Context) bool {
 	start := l.opts.Now()
+	if l.flushMarks(ctx) {
+		return true
+	}
+	l.state.sched.SetNow(start)
 	decisions := l.state.sched.Cycle()
 	failed := l.apply(ctx, decisions)
 	l.publishUsage(ctx)

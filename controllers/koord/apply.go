@@ -45,6 +45,8 @@ func (l *admissionLoop) apply(ctx context.Context, decisions []elasticquota.Deci
 			err = l.admit(ctx, d)
 		case elasticquota.Pending:
 			err = l.pending(ctx, d)
+		case elasticquota.Preempt:
+			err = l.preempt(ctx, d)
 		}
 		if err != nil {
 			failed = true
@@ -131,6 +133,78 @@ func (l *admissionLoop) pending(ctx context.Context, d elasticquota.Pending) err
 		l.recorder.Event(next, corev1.EventTypeWarning, EventFailedScheduling, d.Message)
 	}
 	return nil
+}
+
+// MessageReclaiming is a victim's status.message while the Job extension gives
+// its replicas back, Koord-Queue's words.
+const MessageReclaiming = "Waiting job extension to reclaim resources."
+
+// preempt marks replicas of a victim for reclaim: status.admissions[].
+// reclaimState, Koord-Queue's message, and a Warning event Preempted that names
+// the preemptor. The Job extension then reclaims them (job_controller.go).
+func (l *admissionLoop) preempt(ctx context.Context, d elasticquota.Preempt) error {
+	k := l.state.units[d.Unit]
+	if k == nil {
+		return nil
+	}
+	k.reclaimFrom = admittedReplicas(k.obj)
+	k.markPending = d.Replicas
+	if err := l.writeMark(ctx, d.Unit, k); err != nil {
+		return err
+	}
+	l.recorder.Event(k.obj, corev1.EventTypeWarning, elasticquota.EventPreempted, d.Message)
+	l.metrics.preempted(d.Quota)
+	return nil
+}
+
+// writeMark records k.markPending replicas to reclaim on the unit, taken from
+// its last pod sets first (a Job has one).
+func (l *admissionLoop) writeMark(ctx context.Context, key types.NamespacedName, k *knownUnit) error {
+	next := k.obj.DeepCopy()
+	left := k.markPending
+	for i := len(next.Status.Admissions) - 1; i >= 0; i-- {
+		a := &next.Status.Admissions[i]
+		n := min(left, a.Replicas-a.Running)
+		if n <= 0 {
+			continue
+		}
+		a.ReclaimState = &queuev1alpha1.ReclaimState{Replicas: n}
+		left -= n
+	}
+	now := metav1.NewTime(l.opts.Now())
+	next.Status.Message = MessageReclaiming
+	next.Status.LastUpdateTime = &now
+	if err := l.client.Status().Update(ctx, next); err != nil {
+		if apierrors.IsNotFound(err) {
+			l.state.forget(key)
+			return nil
+		}
+		if apierrors.IsConflict(err) {
+			// Read it afresh, so that the retry before the next cycle can
+			// succeed.
+			var fresh queuev1alpha1.QueueUnit
+			if gerr := l.apiReader.Get(ctx, key, &fresh); gerr == nil {
+				k.obj = &fresh
+			}
+		}
+		return err
+	}
+	k.obj, k.markPending = next, 0
+	return nil
+}
+
+// flushMarks writes again the reclaim marks whose write failed.
+func (l *admissionLoop) flushMarks(ctx context.Context) bool {
+	failed := false
+	for key, k := range l.state.units {
+		if k.markPending > 0 {
+			if err := l.writeMark(ctx, key, k); err != nil {
+				failed = true
+				l.log.Error(err, "marking a victim for reclaim", "queueUnit", key)
+			}
+		}
+	}
+	return failed
 }
 
 // messageStem is the part of a pending message that names what limits the

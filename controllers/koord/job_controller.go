@@ -135,6 +135,9 @@ func (r *JobReconciler) reconcileQueued(ctx context.Context, job *batchv1.Job) (
 	if err := r.syncPhase(ctx, job, &unit); err != nil {
 		return reconcile.Result{}, err
 	}
+	if reclaiming(&unit) {
+		return reconcile.Result{}, r.reclaim(ctx, job, &unit)
+	}
 	return reconcile.Result{}, r.resumeIfDequeued(ctx, job, &unit)
 }
 
@@ -244,6 +247,59 @@ func (r *JobReconciler) resumeIfDequeued(ctx context.Context, job *batchv1.Job, 
 	return nil
 }
 
+// reclaim gives back the replicas queue-level preemption marked on the unit
+// (status.admissions[].reclaimState), as Koord-Queue's job extension does for
+// its victims: only replicas whose pods do not run are ever marked. With none
+// left the Job is suspended (its pods go) and the unit is Enqueued again;
+// otherwise the Job's parallelism is lowered to what is left, and the Job
+// controller removes the pods that do not run first. The unit then records the
+// replicas it still holds, and a Normal event Reclaimed says so; the admission
+// loop releases the difference and admits the preemptor.
+func (r *JobReconciler) reclaim(ctx context.Context, job *batchv1.Job, unit *queuev1alpha1.QueueUnit) error {
+	var held, marked int64
+	for _, a := range unit.Status.Admissions {
+		held += a.Replicas
+		if a.ReclaimState != nil {
+			marked += a.ReclaimState.Replicas
+		}
+	}
+	left := max(held-marked, 0)
+	patch := client.MergeFrom(job.DeepCopy())
+	if left == 0 {
+		job.Spec.Suspend = ptr.To(true)
+	} else {
+		job.Spec.Parallelism = ptr.To(int32(left))
+	}
+	if err := r.Client.Patch(ctx, job, patch); err != nil {
+		return fmt.Errorf("reclaiming %d replicas of Job %s/%s: %w", marked, job.Namespace, job.Name, err)
+	}
+	next := unit.DeepCopy()
+	now := metav1.NewTime(r.now())
+	next.Status.LastUpdateTime = &now
+	var msg string
+	if left == 0 {
+		next.Status.Phase, next.Status.Message = queuev1alpha1.Enqueued, "Enqueued after preempted"
+		next.Status.Admissions = nil
+		next.Status.PodState = queuev1alpha1.PodState{}
+		msg = fmt.Sprintf("%d replicas reclaimed; none left: the Job is suspended and enqueued again", marked)
+	} else {
+		for i := range next.Status.Admissions {
+			a := &next.Status.Admissions[i]
+			if a.ReclaimState != nil {
+				a.Replicas = max(a.Replicas-a.ReclaimState.Replicas, 0)
+				a.ReclaimState = nil
+			}
+		}
+		next.Status.Message = fmt.Sprintf("Reclaimed %d replicas", marked)
+		msg = fmt.Sprintf("%d replicas reclaimed; %d left running", marked, left)
+	}
+	if err := r.Client.Status().Update(ctx, next); err != nil {
+		return fmt.Errorf("recording the reclaim of QueueUnit %s/%s: %w", unit.Namespace, unit.Name, err)
+	}
+	r.Recorder.Event(next, corev1.EventTypeNormal, elasticquota.EventReclaimed, msg)
+	return nil
+}
+
 func (r *JobReconciler) writePhase(ctx context.Context, unit *queuev1alpha1.QueueUnit, phase queuev1alpha1.QueueUnitPhase, msg string) error {
 	next := unit.DeepCopy()
 	next.Status.Phase, next.Status.Message = phase, msg
@@ -346,7 +402,6 @@ func ownedBy(unit *queuev1alpha1.QueueUnit, job *batchv1.Job) bool {
 	ref := metav1.GetControllerOf(unit)
 	return ref != nil && ref.Kind == "Job" && ref.UID == job.UID
 }
-
 
 // SetupWithManager watches every Job and the QueueUnits that Jobs own.
 func (r *JobReconciler) SetupWithManager(mgr manager.Manager) error {

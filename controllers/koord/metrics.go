@@ -21,6 +21,7 @@ type metrics struct {
 	reg        prometheus.Registerer
 	admissions *prometheus.CounterVec
 	attempts   *prometheus.CounterVec
+	preemption *prometheus.CounterVec
 	cycle      prometheus.Histogram
 
 	mu       sync.Mutex
@@ -46,6 +47,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "quokka_koord_queue_admission_attempts_total",
 			Help: "Usage checks of QueueUnits, per queue and result (admitted or refused)",
 		}, []string{"queue", "result"}),
+		preemption: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quokka_koord_queue_preempted_units_total",
+			Help: "QueueUnits marked for reclaim by queue-level preemption, per queue",
+		}, []string{"queue"}),
 		cycle: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "quokka_koord_queue_cycle_duration_seconds",
 			Help:    "Time of one Koord-Queue admission cycle, writes included",
@@ -67,7 +72,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 }
 
 func (m *metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.admissions, m.attempts, m.cycle, m}
+	return []prometheus.Collector{m.admissions, m.attempts, m.preemption, m.cycle, m}
 }
 
 // NeedLeaderElection is false: a follower serves its (empty) snapshot.
@@ -112,7 +117,8 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func (m *metrics) admitted(queue string) { m.admissions.WithLabelValues(queue).Inc() }
+func (m *metrics) admitted(queue string)  { m.admissions.WithLabelValues(queue).Inc() }
+func (m *metrics) preempted(queue string) { m.preemption.WithLabelValues(queue).Inc() }
 
 // observe counts a cycle's attempts and replaces the gauge snapshot.
 func (m *metrics) observe(state *syncState, decisions []elasticquota.Decision, took time.Duration) {

@@ -18,6 +18,10 @@ import (
 type Options struct {
 	// OversellRate scales every max in the usage check (--oversellrate).
 	OversellRate elasticquota.OversellRate
+	// ReclaimProtectTime is how long after its admission a unit is not
+	// reclaimed by queue-level preemption (Koord-Queue's
+	// defaultReclaimProtectTime; 0 protects nothing).
+	ReclaimProtectTime time.Duration
 	// Namespace is where Queue objects live (default koord-queue).
 	Namespace string
 	// Resync is how often the admission loop runs without a change, so that
@@ -69,11 +73,14 @@ func Setup(mgr manager.Manager, opts Options) error {
 func Controller() cli.Controller {
 	var rate oversellRateFlag
 	var parentLimit bool
+	var protect time.Duration
 	return cli.Controller{
 		Name: "koord-queue",
 		Flags: func(fs *pflag.FlagSet) {
 			fs.Var(&rate, "oversellrate",
 				"Koord-Queue: every ElasticQuota max counts as max × this rate in the usage check (a positive number, exact: 1.2 is 6/5)")
+			fs.DurationVar(&protect, "defaultReclaimProtectTime", 0,
+				"Koord-Queue: a unit admitted less than this long ago is not reclaimed by queue-level preemption")
 			fs.BoolVar(&parentLimit, "enableParentLimit", false,
 				"Koord-Queue: accepted for compatibility; no decision reads it (spec 004)")
 		},
@@ -84,7 +91,7 @@ func Controller() cli.Controller {
 				// but is not consulted by any decision in the current release".
 				log.Info("--enableParentLimit has no effect: parent quotas always limit their children through the usage check (spec 004)")
 			}
-			return Setup(mgr, Options{OversellRate: rate.rate})
+			return Setup(mgr, Options{OversellRate: rate.rate, ReclaimProtectTime: protect})
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	"quokka.dev/quokka/engine/elasticquota"
+	"quokka.dev/quokka/engine/resources"
 )
 
 // syncState is what the admission loop knows of the cluster, beside the
@@ -35,6 +36,14 @@ type knownUnit struct {
 	// notFoundRecorded: the QueueNotFound event was recorded ("recorded once
 	// on the unit").
 	notFoundRecorded bool
+	// reclaimFrom is, for a victim of queue-level preemption, how many
+	// replicas it held when marked; the Job extension has reclaimed once the
+	// unit records fewer. 0 when the unit is no victim.
+	reclaimFrom int64
+	// markPending is how many replicas a Preempt decision marked that the
+	// unit's status does not record yet (its write failed); the loop writes
+	// it again before the next cycle.
+	markPending int64
 }
 
 func newSyncState(rate elasticquota.OversellRate) *syncState {
@@ -122,6 +131,14 @@ func (s *syncState) syncUnits(items []queuev1alpha1.QueueUnit) []error {
 		if k != nil && k.obj.ResourceVersion == qu.ResourceVersion {
 			continue
 		}
+		if k != nil && k.reclaimFrom > 0 {
+			if done, err := s.reclaimed(key, k, qu); done || err != nil {
+				if err != nil {
+					errs = append(errs, err)
+				}
+				continue
+			}
+		}
 		switch {
 		case k == nil:
 			k = &knownUnit{}
@@ -130,6 +147,7 @@ func (s *syncState) syncUnits(items []queuev1alpha1.QueueUnit) []error {
 			continue
 		case k.admitted && apiAdmitted:
 			k.obj = qu
+			_ = s.sched.SetRunning(key, runningReplicas(qu))
 			continue
 		default:
 			s.sched.DeleteUnit(key)
@@ -141,7 +159,16 @@ func (s *syncState) syncUnits(items []queuev1alpha1.QueueUnit) []error {
 			continue
 		}
 		if apiAdmitted {
+			u = restoredUnit(u, qu)
 			err = s.sched.RestoreAdmitted(u, elasticquota.QuotaNameOf(qu.Labels))
+			if err == nil {
+				_ = s.sched.SetRunning(key, runningReplicas(qu))
+				// A victim marked by an earlier leader: the Job extension
+				// still reclaims it; the engine learns the outcome below.
+				if marked := markedReplicas(qu); marked > 0 {
+					k.reclaimFrom = admittedReplicas(qu)
+				}
+			}
 		} else {
 			err = s.sched.AddUnit(u)
 		}
@@ -159,6 +186,82 @@ func (s *syncState) syncUnits(items []queuev1alpha1.QueueUnit) []error {
 		}
 	}
 	return errs
+}
+
+// reclaimed handles a victim whose object changed: once the unit records fewer
+// replicas than it held when marked (none, and Enqueued, when the whole unit
+// was reclaimed), the reclaim is done and the engine releases that part of its
+// quota. It reports whether it took the change.
+func (s *syncState) reclaimed(key types.NamespacedName, k *knownUnit, qu *queuev1alpha1.QueueUnit) (bool, error) {
+	left := admittedReplicas(qu)
+	if !holdsQuota(qu) {
+		left = 0
+	}
+	if left >= k.reclaimFrom || markedReplicas(qu) > 0 {
+		return false, nil // not reclaimed yet (or the cache lags the mark)
+	}
+	k.reclaimFrom = 0
+	k.obj = qu
+	if _, err := s.sched.ReclaimDone(key, left); err != nil {
+		// Marked by an earlier leader: this engine restored the unit without
+		// the mark, so it takes the unit again as the API now records it.
+		s.sched.DeleteUnit(key)
+		u, uerr := elasticquota.UnitOf(qu)
+		if uerr != nil {
+			delete(s.units, key)
+			return true, uerr
+		}
+		if left == 0 {
+			k.admitted = false
+			return true, s.sched.AddUnit(u)
+		}
+		return true, s.sched.RestoreAdmitted(restoredUnit(u, qu), elasticquota.QuotaNameOf(qu.Labels))
+	}
+	k.admitted = left > 0
+	return true, nil
+}
+
+// restoredUnit is u as its admissions record it: a unit that gave replicas back
+// charges only what it still holds.
+func restoredUnit(u elasticquota.QueueUnit, qu *queuev1alpha1.QueueUnit) elasticquota.QueueUnit {
+	held := admittedReplicas(qu)
+	if u.PerReplica == nil || held <= 0 || held >= u.Replicas {
+		return u
+	}
+	u.Replicas = held
+	u.Request = u.PerReplica.Clone()
+	for r, v := range u.PerReplica {
+		u.Request[r] = resources.Mul(v, held)
+	}
+	return u
+}
+
+// admittedReplicas, runningReplicas and markedReplicas sum a unit's
+// admissions: replicas held, replicas running, replicas marked for reclaim.
+func admittedReplicas(qu *queuev1alpha1.QueueUnit) int64 {
+	var n int64
+	for _, a := range qu.Status.Admissions {
+		n += a.Replicas
+	}
+	return n
+}
+
+func runningReplicas(qu *queuev1alpha1.QueueUnit) int64 {
+	var n int64
+	for _, a := range qu.Status.Admissions {
+		n += a.Running
+	}
+	return n
+}
+
+func markedReplicas(qu *queuev1alpha1.QueueUnit) int64 {
+	var n int64
+	for _, a := range qu.Status.Admissions {
+		if a.ReclaimState != nil {
+			n += a.ReclaimState.Replicas
+		}
+	}
+	return n
 }
 
 func (s *syncState) forget(key types.NamespacedName) {
