@@ -455,3 +455,97 @@ func TestOversellRate(t *testing.T) {
 	create(t, job(ns, "six", "t8-team", "3", 2))
 	waitPhase(t, ns, "six", queuev1alpha1.Dequeued)
 }
+
+// The annotations of 004's example ElasticQuota: "Enable preemption for a queue:
+// Add the annotations koord-queue/wait-for-pods-running and
+// koord-queue/enable-queueunit-preemption to the ElasticQuota."
+var preemptionAnnotations = map[string]string{
+	"koord-queue/wait-for-pods-running":       "true",
+	"koord-queue/enable-queueunit-preemption": "true",
+}
+
+// wait-for-pods-running: the queue admits nothing new while an admitted unit's
+// pods do not all run; once they run, the next unit is admitted.
+func TestWaitForPodsRunningSerialisesAdmissions(t *testing.T) {
+	ns := newNamespace(t, "koord-wait")
+	quota(t, "t9-team", "", "8", nil, map[string]string{"koord-queue/wait-for-pods-running": "true"})
+	create(t, job(ns, "first", "t9-team", "2", 1))
+	waitPhase(t, ns, "first", queuev1alpha1.Dequeued)
+	create(t, job(ns, "second", "t9-team", "2", 1))
+	eventually(t, "second waits for first's pods", func() (bool, error) {
+		u, err := getUnit(t, ns, "second")
+		return err == nil && strings.Contains(u.Status.Message, "first"), fmt.Errorf("message %q (%v)", u.Status.Message, err)
+	})
+	stays(t, "second not admitted while first's pod does not run", func() error {
+		if u, err := getUnit(t, ns, "second"); err == nil && u.Status.Phase != queuev1alpha1.Enqueued {
+			return fmt.Errorf("second is %s", u.Status.Phase)
+		}
+		return nil
+	})
+	setRunning(t, ns, "first", 1)
+	waitPhase(t, ns, "first", queuev1alpha1.Running)
+	waitPhase(t, ns, "second", queuev1alpha1.Dequeued)
+}
+
+// Queue-level preemption: a high-priority unit that does not fit reclaims a
+// lower-priority unit whose pods do not run yet. The victim gets reclaimState
+// and a Warning event Preempted; the Job extension suspends its Job (nothing is
+// left of it), records a Normal event Reclaimed and enqueues it again; then the
+// preemptor is admitted and its Job resumed.
+func TestPreemptionReclaimsAnAssumedUnit(t *testing.T) {
+	ns := newNamespace(t, "koord-preempt")
+	quota(t, "t10-team", "", "4", nil, preemptionAnnotations)
+	low := job(ns, "low", "t10-team", "4", 1)
+	low.Spec.Template.Spec.Priority = ptr.To[int32](1)
+	create(t, low)
+	waitPhase(t, ns, "low", queuev1alpha1.Dequeued)
+	eventually(t, "low resumed", func() (bool, error) { return !*getJob(t, ns, "low").Spec.Suspend, nil })
+
+	high := job(ns, "high", "t10-team", "4", 1)
+	high.Spec.Template.Spec.Priority = ptr.To[int32](100)
+	create(t, high)
+	eventually(t, "low preempted", func() (bool, error) {
+		return len(eventsWithReason(t, ns, "QueueUnit", "low", elasticquota.EventPreempted)) == 1, nil
+	})
+	eventually(t, "low reclaimed: suspended and enqueued again", func() (bool, error) {
+		u, err := getUnit(t, ns, "low")
+		if err != nil {
+			return false, err
+		}
+		return *getJob(t, ns, "low").Spec.Suspend && u.Status.Phase == queuev1alpha1.Enqueued &&
+			len(eventsWithReason(t, ns, "QueueUnit", "low", elasticquota.EventReclaimed)) == 1, fmt.Errorf("low %+v", u.Status)
+	})
+	waitPhase(t, ns, "high", queuev1alpha1.Dequeued)
+	eventually(t, "high resumed", func() (bool, error) { return !*getJob(t, ns, "high").Spec.Suspend, nil })
+	stays(t, "low waits while high holds the quota", func() error {
+		if u, _ := getUnit(t, ns, "low"); u.Status.Phase != queuev1alpha1.Enqueued {
+			return fmt.Errorf("low is %s", u.Status.Phase)
+		}
+		return nil
+	})
+}
+
+// A running pod is never reclaimed: the same high-priority unit waits while
+// the low-priority unit's pod runs.
+func TestPreemptionNeverReclaimsARunningPod(t *testing.T) {
+	ns := newNamespace(t, "koord-running")
+	quota(t, "t11-team", "", "4", nil, preemptionAnnotations)
+	low := job(ns, "low", "t11-team", "4", 1)
+	low.Spec.Template.Spec.Priority = ptr.To[int32](1)
+	create(t, low)
+	waitPhase(t, ns, "low", queuev1alpha1.Dequeued)
+	setRunning(t, ns, "low", 1)
+	waitPhase(t, ns, "low", queuev1alpha1.Running)
+	high := job(ns, "high", "t11-team", "4", 1)
+	high.Spec.Template.Spec.Priority = ptr.To[int32](100)
+	create(t, high)
+	stays(t, "low keeps running, high waits", func() error {
+		if evs := eventsWithReason(t, ns, "QueueUnit", "low", elasticquota.EventPreempted); len(evs) > 0 {
+			return fmt.Errorf("running low preempted: %v", evs)
+		}
+		if u, err := getUnit(t, ns, "high"); err == nil && u.Status.Phase != queuev1alpha1.Enqueued {
+			return fmt.Errorf("high is %s", u.Status.Phase)
+		}
+		return nil
+	})
+}
