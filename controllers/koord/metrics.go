@@ -141,7 +141,7 @@ func (m *metrics) observe(state *syncState, decisions []elasticquota.Decision, t
 		}
 	}
 	var samples []gaugeSample
-	for _, q := range state.sched.Quotas() {
+	for _, q := range state.sched.QuotasWithRoot() {
 		for desc, list := range map[*prometheus.Desc]map[string]int64{
 			m.usedDesc: canonicalOf(q.Used), m.minDesc: canonicalOf(q.Min), m.maxDesc: canonicalOf(q.Max),
 		} {
