@@ -549,3 +549,19 @@ func TestPreemptionNeverReclaimsARunningPod(t *testing.T) {
 		return nil
 	})
 }
+
+// 004: an ancestor named by a parent label that does not exist surfaces as a
+// FailedScheduling event whose message contains "CheckUsage found quota not
+// exist, ..."; once the parent exists, the unit is admitted.
+func TestMissingParentQuotaSurfacesAsFailedScheduling(t *testing.T) {
+	ns := newNamespace(t, "koord-orphan")
+	quota(t, "t12-child", "t12-parent", "4", nil, nil)
+	create(t, job(ns, "orphan", "t12-child", "1", 1))
+	eventually(t, "FailedScheduling with the spec's message", func() (bool, error) {
+		evs := eventsWithReason(t, ns, "QueueUnit", "orphan", koord.EventFailedScheduling)
+		return len(evs) == 1 && strings.Contains(evs[0].Message, "CheckUsage found quota not exist, item:"+ns+"/orphan, quotaName:t12-parent"),
+			fmt.Errorf("events %v", evs)
+	})
+	quota(t, "t12-parent", "", "4", nil, nil)
+	waitPhase(t, ns, "orphan", queuev1alpha1.Dequeued)
+}
