@@ -1,0 +1,150 @@
+// Command kueueperf runs Kueue's scheduler performance harness (the runner of
+// sigs.k8s.io/kueue test/performance/scheduler) against one manager at a time —
+// `quokka manager` and Kueue's minimalkueue — each on a fresh kube-apiserver and
+// etcd, and prints the results side by side. hack/kueue-perf.sh builds what it
+// needs and calls it; run that script rather than this command.
+//
+// Each side gets the same API server (the in-flight limits the runner itself
+// asks for), the same generator config and the same runner. The runner plays
+// the workloads (creates them, marks each admitted one Finished after its
+// runtime) and writes summary.yaml; this command adds what the runner does not
+// measure: the manager's CPU time, and the manager's own API writes and events,
+// counted from the API server's audit log by user, since the API server's
+// request metrics cannot tell the manager's writes from the runner's.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	runner, minimalKueue, quokka string
+	kueueCRDs, quokkaCRDs        string
+	kueueConfigs                 string
+	config                       string
+	sides                        string
+	out                          string
+	timeout                      time.Duration
+	chaos                        bool
+	seed                         int64
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.runner, "runner", "", "path to Kueue's scheduler performance runner")
+	flag.StringVar(&o.minimalKueue, "minimalkueue", "", "path to Kueue's minimalkueue")
+	flag.StringVar(&o.quokka, "quokka", "", "path to the quokka binary")
+	flag.StringVar(&o.kueueCRDs, "kueue-crds", "", "Kueue's CRDs (for minimalkueue's API server)")
+	flag.StringVar(&o.quokkaCRDs, "quokka-crds", "", "Quokka's CRDs (for quokka's API server)")
+	flag.StringVar(&o.kueueConfigs, "kueue-configs", "", "Kueue's test/performance/scheduler/configs directory")
+	flag.StringVar(&o.config, "config", "small", `generator config: "baseline" (Kueue's), "small" (a quick run), or a file`)
+	flag.StringVar(&o.sides, "sides", "quokka,minimalkueue", "which managers to run, in order")
+	flag.StringVar(&o.out, "out", "", "output directory (default: a new directory under /tmp)")
+	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "the runner's recording timeout, per side")
+	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: kill -9 the leader at random moments and restart it, restart the API server once, run two replicas; check that nothing is lost or over-admitted")
+	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "kueueperf:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	for name, v := range map[string]string{"--runner": o.runner, "--quokka-crds": o.quokkaCRDs, "--kueue-crds": o.kueueCRDs} {
+		if v == "" {
+			return fmt.Errorf("%s is required (run hack/kueue-perf.sh)", name)
+		}
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		return errors.New("KUBEBUILDER_ASSETS is not set: run hack/kueue-perf.sh, which builds the API server")
+	}
+	config, err := o.generatorConfig()
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		if o.out, err = os.MkdirTemp("", "kueue-perf-"); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var results []*sideResult
+	for _, name := range strings.Split(o.sides, ",") {
+		s, err := o.side(strings.TrimSpace(name), config)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kueueperf: running %s (output in %s)\n", s.name, s.dir)
+		res, err := s.run(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		results = append(results, res)
+	}
+	fmt.Printf("config: %s\n\n", config)
+	printTable(os.Stdout, results)
+	return nil
+}
+
+// generatorConfig resolves --config.
+func (o options) generatorConfig() (string, error) {
+	switch o.config {
+	case "baseline":
+		if o.kueueConfigs == "" {
+			return "", errors.New("--config baseline needs --kueue-configs")
+		}
+		return filepath.Join(o.kueueConfigs, "baseline", "generator.yaml"), nil
+	case "small":
+		return filepath.Join("test", "performance", "kueueperf", "configs", "small.yaml"), nil
+	}
+	if _, err := os.Stat(o.config); err != nil {
+		return "", fmt.Errorf("--config: %w", err)
+	}
+	return o.config, nil
+}
+
+// side describes one manager to measure.
+func (o options) side(name, config string) (*side, error) {
+	dir := filepath.Join(o.out, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &side{name: name, dir: dir, runner: o.runner, config: config, timeout: o.timeout}
+	switch name {
+	case "quokka":
+		if o.quokka == "" {
+			return nil, errors.New("--quokka is required for the quokka side")
+		}
+		s.crds = o.quokkaCRDs
+		s.manager = func(kubeconfig string) []string {
+			return []string{o.quokka, "manager", "--kubeconfig", kubeconfig, "--leader-elect=false",
+				"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+		}
+		if o.chaos {
+			s.chaos = &chaosPlan{seed: o.seed, quokka: o.quokka}
+		}
+	case "minimalkueue":
+		if o.minimalKueue == "" {
+			return nil, errors.New("--minimalkueue is required for the minimalkueue side")
+		}
+		s.crds = o.kueueCRDs
+		s.manager = func(kubeconfig string) []string {
+			return []string{o.minimalKueue, "--kubeconfig", kubeconfig}
+		}
+	default:
+		return nil, fmt.Errorf("--sides: unknown side %q (quokka, minimalkueue)", name)
+	}
+	return s, nil
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// The API server's in-flight limits for both sides: what Kueue's harness issue
+// asks for (the runner itself uses 800/400 when it starts its own server).
+const (
+	maxRequestsInflight         = "5000"
+	maxMutatingRequestsInflight = "2500"
+)
+
+// Users the API server tells apart in its audit log.
+const (
+	managerUser = "perf-manager"
+	runnerUser  = "perf-runner"
+)
+
+// side is one manager under the harness.
+type side struct {
+	name    string
+	dir     string
+	crds    string
+	runner  string
+	config  string
+	timeout time.Duration
+	// manager returns the manager's command line for a kubeconfig.
+	manager func(kubeconfig string) []string
+	chaos   *chaosPlan
+}
+
+// sideResult is what one side measured.
+type sideResult struct {
+	name string
+	// wall is the runner's run: first workload created to last finished.
+	wall time.Duration
+	// cpu is the manager's user+system CPU time (all its processes, under chaos).
+	cpu     time.Duration
+	summary *summary
+	writes  *auditCounts
+	chaos   *chaosReport
+}
+
+func (s *side) run(ctx context.Context) (*sideResult, error) {
+	env, err := s.startAPIServer()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = env.Stop() }()
+	managerKC, err := writeKubeconfig(env, managerUser, filepath.Join(s.dir, "manager.kubeconfig"))
+	if err != nil {
+		return nil, err
+	}
+	runnerKC, err := writeKubeconfig(env, runnerUser, filepath.Join(s.dir, "runner.kubeconfig"))
+	if err != nil {
+		return nil, err
+	}
+
+	res := &sideResult{name: s.name}
+	var mgr *process
+	if s.chaos == nil {
+		if mgr, err = startProcess(s.manager(managerKC), filepath.Join(s.dir, "manager.log")); err != nil {
+			return nil, fmt.Errorf("starting the manager: %w", err)
+		}
+	}
+	var chaosDone chan *chaosReport
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	if s.chaos != nil {
+		chaosDone = make(chan *chaosReport, 1)
+		go func() { chaosDone <- s.chaos.run(runCtx, s, env, managerKC) }()
+	}
+
+	start := time.Now()
+	runner := exec.CommandContext(ctx, s.runner, "--generatorConfig", s.config, "-o", s.dir, "--timeout", s.timeout.String())
+	runner.Env = append(os.Environ(), "KUBECONFIG="+runnerKC)
+	logf, err := os.Create(filepath.Join(s.dir, "runner.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	runner.Stdout, runner.Stderr = logf, logf
+	runErr := runner.Run()
+	res.wall = time.Since(start)
+	cancelRun()
+	if chaosDone != nil {
+		res.chaos = <-chaosDone
+		res.cpu = res.chaos.cpu
+	} else {
+		res.cpu = mgr.cpu()
+		mgr.stop()
+	}
+	if runErr != nil {
+		return nil, fmt.Errorf("runner failed (see %s): %w", logf.Name(), runErr)
+	}
+	if res.summary, err = readSummary(filepath.Join(s.dir, "summary.yaml")); err != nil {
+		return nil, err
+	}
+	if res.writes, err = countAudit(filepath.Join(s.dir, "audit.log"), managerUser); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// startAPIServer starts etcd and kube-apiserver with the side's CRDs, the
+// in-flight limits and an audit log of every write.
+func (s *side) startAPIServer() (*envtest.Environment, error) {
+	policy := filepath.Join(s.dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{s.crds}, ErrorIfCRDPathMissing: true}
+	env.ControlPlane.GetAPIServer().Configure().
+		Set("max-requests-inflight", maxRequestsInflight).
+		Set("max-mutating-requests-inflight", maxMutatingRequestsInflight).
+		Set("audit-policy-file", policy).
+		Set("audit-log-path", filepath.Join(s.dir, "audit.log")).
+		Set("audit-log-format", "json").
+		Set("audit-log-mode", "batch")
+	if _, err := env.Start(); err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)
+	}
+	return env, nil
+}
+
+func writeKubeconfig(env *envtest.Environment, user, path string) (string, error) {
+	u, err := env.ControlPlane.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return "", fmt.Errorf("adding user %s: %w", user, err)
+	}
+	data, err := u.KubeConfig()
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, data, 0o600)
+}
+
+// process is a child process whose CPU time is read before it is stopped.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func startProcess(args []string, logPath string) (*process, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// cpu reads the process's user and system time from /proc while it runs; after
+// it has exited, from its rusage.
+func (p *process) cpu() time.Duration {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
+	default:
+	}
+	d, err := procCPU(p.cmd.Process.Pid)
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// stop sends SIGTERM and waits (SIGKILL after 30 s).
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// kill sends SIGKILL and waits: kill -9, for the chaos run.
+func (p *process) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// procCPU is utime+stime of /proc/PID/stat, in clock ticks of 10 ms (Linux's
+// USER_HZ is 100 on every architecture Go supports).
+func procCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	var state string
+	var f [13]int64
+	_, err = fmt.Sscan(s[i+1:], &state, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12])
+	if err != nil {
+		return 0, fmt.Errorf("parsing /proc/%d/stat: %w", pid, err)
+	}
+	// After the state come ppid, pgrp, session, tty_nr, tpgid, flags, minflt,
+	// cminflt, majflt, cmajflt, utime, stime.
+	return time.Duration(f[10]+f[11]) * 10 * time.Millisecond, nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// printTable prints one Markdown table, a column per side.
+func printTable(w io.Writer, results []*sideResult) {
+	header := []string{""}
+	for _, r := range results {
+		header = append(header, r.name)
+	}
+	rows := [][]string{}
+	row := func(name string, cell func(r *sideResult) string) {
+		line := []string{name}
+		for _, r := range results {
+			line = append(line, cell(r))
+		}
+		rows = append(rows, line)
+	}
+	row("workloads", func(r *sideResult) string { return fmt.Sprint(r.summary.workloads()) })
+	row("wall", func(r *sideResult) string { return r.wall.Round(time.Second).String() })
+	row("manager CPU", func(r *sideResult) string { return r.cpu.Round(time.Second).String() })
+	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
+		row("avg time to admission, "+class, func(r *sideResult) string {
+			c, ok := r.summary.WorkloadClasses[class]
+			if !ok {
+				return "-"
+			}
+			return (time.Duration(c.AverageTimeToAdmissionMs) * time.Millisecond).Round(10 * time.Millisecond).String()
+		})
+	}
+	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
+		row("evictions, "+class, func(r *sideResult) string { return fmt.Sprint(r.summary.WorkloadClasses[class].TotalEvictions) })
+	}
+	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.ClusterQueueClasses) }) {
+		row("ClusterQueue average cpu usage / nominal, "+class, func(r *sideResult) string {
+			c, ok := r.summary.ClusterQueueClasses[class]
+			if !ok {
+				return "-"
+			}
+			return fmt.Sprintf("%d / %d", c.CPUAverageUsage, c.NominalQuota)
+		})
+	}
+	perWorkload := func(r *sideResult, n int) string {
+		wl := r.summary.workloads()
+		if wl == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", float64(n)/float64(wl))
+	}
+	row("manager API writes per workload", func(r *sideResult) string { return perWorkload(r, r.writes.total) })
+	for _, k := range unionKeys(results, func(r *sideResult) []string { return r.writes.keys() }) {
+		row("  "+k, func(r *sideResult) string { return perWorkload(r, r.writes.byKey[k]) })
+	}
+	row("  of which refused with a conflict", func(r *sideResult) string { return perWorkload(r, r.writes.conflicts) })
+	row("manager events per workload", func(r *sideResult) string { return perWorkload(r, r.writes.events) })
+	if hasChaos(results) {
+		row("chaos: leader kills survived", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.kills) })
+		})
+		row("chaos: API server restarts", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.apiRestarts) })
+		})
+		row("chaos: longest time to recover", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return c.maxRecover.Round(100 * time.Millisecond).String() })
+		})
+		row("chaos: workloads lost", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.lost) })
+		})
+		row("chaos: over-admissions", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.overAdmissions) })
+		})
+	}
+
+	fmt.Fprintln(w, "| "+strings.Join(header, " | ")+" |")
+	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(header)))
+	for _, r := range rows {
+		fmt.Fprintln(w, "| "+strings.Join(r, " | ")+" |")
+	}
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unionKeys is the union of every side's keys, in the first side's order,
+// then the others'.
+func unionKeys(results []*sideResult, keys func(*sideResult) []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range results {
+		for _, k := range keys(r) {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+func hasChaos(results []*sideResult) bool {
+	for _, r := range results {
+		if r.chaos != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *chaosReport) cell(f func(*chaosReport) string) string {
+	if c == nil {
+		return "-"
+	}
+	return f(c)
+}
