@@ -7,10 +7,14 @@ import (
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
-// Finalizer keeps a Workload's object until the engine has released its quota,
-// so that a deletion can never be missed by a restarting manager. Kueue's name,
-// so that objects move between Kueue and Quokka unchanged.
-const Finalizer = "kueue.x-k8s.io/resource-in-use"
+// Finalizer keeps a Job's Workload until the Job no longer needs it. As in
+// Kueue, the Job integration creates its Workloads with it (no later patch),
+// and the core removes it once the Workload is finished or deleted, after the
+// engine has released the quota; a Workload created on its own gets none
+// (Kueue's core adds none either), since a manager that restarts rebuilds its
+// usage from the Workloads that exist and so cannot miss a deletion. Kueue's
+// name, so that objects move between Kueue and Quokka unchanged.
+const Finalizer = kueue.ResourceInUseFinalizerName
 
 // setCondition sets a Workload condition with the generation it describes.
 func setCondition(wl *kueue.Workload, typ string, status metav1.ConditionStatus, reason, message string) {
@@ -28,11 +32,14 @@ func isTrue(wl *kueue.Workload, typ string) bool {
 	return meta.IsStatusConditionTrue(wl.Status.Conditions, typ)
 }
 
-// pendingUnchanged reports whether the Workload already says, in QuotaReserved,
-// that it is pending for this reason and message; the loop then skips the write.
-func pendingUnchanged(wl *kueue.Workload, reason, message string) bool {
+// pendingUnchanged reports whether the workload already says it is pending for
+// reason. Only a change of reason is written: the message's details (how much
+// more quota is needed, which flavor was tried last) change with every cycle,
+// and a status write per pending workload per cycle competes with every other
+// write the API server serves. The message is the one of the write.
+func pendingUnchanged(wl *kueue.Workload, reason, _ string) bool {
 	c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reason && c.Message == message
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reason
 }
 
 // setAdmitted records an admission as Kueue does without admission checks:

@@ -64,7 +64,10 @@ func TestSetAdmittedEndsAPreviousEviction(t *testing.T) {
 	}
 }
 
-// Pending writes are skipped when the object already says the same.
+// Pending writes are skipped when the object already says it is pending for
+// the same reason; a new message alone (the amounts of an insufficient quota)
+// is not written (issue 15: "pending conditions written once per change of
+// reason, not of message details").
 func TestPendingUnchanged(t *testing.T) {
 	t.Parallel()
 	wl := &kueue.Workload{}
@@ -75,7 +78,10 @@ func TestPendingUnchanged(t *testing.T) {
 	if !pendingUnchanged(wl, "InsufficientQuota", "m") {
 		t.Error("same reason and message reported as changed")
 	}
-	if pendingUnchanged(wl, "InsufficientQuota", "other") {
-		t.Error("new message reported as unchanged")
+	if !pendingUnchanged(wl, "InsufficientQuota", "other") {
+		t.Error("a new message alone reported as a change")
+	}
+	if pendingUnchanged(wl, "LocalQueueNotFound", "m") {
+		t.Error("a new reason reported as unchanged")
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // pendingTracker remembers the pending reason last written per workload, so that
 // the engine's Pending decisions (one per pending workload per cycle) cause a
-// write only when the reason or message changes; and the counts of workloads the
+// write only when the reason changes (pendingUnchanged says why not the message); and the counts of workloads the
 // last cycle found inadmissible, for the pending-workload gauges.
 type pendingTracker struct {
 	mu      sync.Mutex
@@ -31,16 +31,16 @@ func newPendingTracker() *pendingTracker {
 		byLQ: map[types.NamespacedName]int{}}
 }
 
-func (p *pendingTracker) seen(key types.NamespacedName, reason, message string) bool {
+func (p *pendingTracker) seen(key types.NamespacedName, reason, _ string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.written[key] == reason+"\x00"+message
+	return p.written[key] == reason
 }
 
-func (p *pendingTracker) remember(key types.NamespacedName, reason, message string) {
+func (p *pendingTracker) remember(key types.NamespacedName, reason, _ string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.written[key] = reason + "\x00" + message
+	p.written[key] = reason
 }
 
 func (p *pendingTracker) forget(key types.NamespacedName) {

@@ -36,8 +36,8 @@ import (
 const ownerUIDIndex = "core.quokka.dev/owner-uid"
 
 // workloadReconciler mirrors Workloads into the engine on every replica and, on
-// the leader only, runs their lifecycle: the finalizer, and the end of an
-// eviction once the workload's owner has stopped.
+// the leader only, runs their lifecycle: the finalizer's removal, and the end
+// of an eviction once the workload's owner has stopped.
 type workloadReconciler struct {
 	client client.Client
 	engine *Engine
@@ -89,24 +89,10 @@ func (r *workloadReconciler) reconcile(ctx context.Context, req reconcile.Reques
 	if isTrue(wl, kueue.WorkloadFinished) {
 		return reconcile.Result{}, r.removeFinalizer(ctx, wl)
 	}
-	if !controllerutil.ContainsFinalizer(wl, Finalizer) {
-		if err := r.addFinalizer(ctx, wl); err != nil {
-			return reconcile.Result{}, err
-		}
-	}
 	if wl.Status.Admission != nil && isTrue(wl, kueue.WorkloadEvicted) {
 		return reconcile.Result{}, r.finishEviction(ctx, wl)
 	}
 	return reconcile.Result{}, nil
-}
-
-func (r *workloadReconciler) addFinalizer(ctx context.Context, wl *kueue.Workload) error {
-	patch := client.MergeFromWithOptions(wl.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	controllerutil.AddFinalizer(wl, Finalizer)
-	if err := r.client.Patch(ctx, wl, patch); err != nil {
-		return fmt.Errorf("adding finalizer to workload %s: %w", client.ObjectKeyFromObject(wl), err)
-	}
-	return nil
 }
 
 // removeFinalizer lets a finished or deleted workload go. Only the leader

@@ -11,6 +11,9 @@ const (
 	QueueNameLabel = "kueue.x-k8s.io/queue-name"
 	// PriorityClassLabel on a job names its WorkloadPriorityClass.
 	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	// ResourceInUseFinalizerName keeps a Job's Workload until the Job no longer
+	// needs it.
+	ResourceInUseFinalizerName = "kueue.x-k8s.io/resource-in-use"
 	// DefaultPodSetName is the name of a pod set when none is given.
 	DefaultPodSetName PodSetReference = "main"
 )

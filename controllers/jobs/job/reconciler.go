@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -85,11 +86,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // replaceWorkload deletes a Workload that no longer describes its pending Job;
 // the next pass creates a new one from the Job, as Kueue does.
 func (r *Reconciler) replaceWorkload(ctx context.Context, wl *kueue.Workload, why string) error {
-	if err := r.Client.Delete(ctx, wl, client.Preconditions{UID: &wl.UID}); client.IgnoreNotFound(err) != nil {
+	if err := r.deleteWorkload(ctx, wl); err != nil {
 		return fmt.Errorf("deleting stale workload %s/%s (%s): %w", wl.Namespace, wl.Name, why, err)
 	}
 	log.FromContext(ctx).V(2).Info("replacing stale workload", "workload", wl.Name, "reason", why)
 	return nil
+}
+
+// deleteWorkload deletes a Workload this integration made, its finalizer first,
+// as Kueue's job framework does: the Job no longer needs the Workload, and the
+// core forgets its quota on the deletion event.
+func (r *Reconciler) deleteWorkload(ctx context.Context, wl *kueue.Workload) error {
+	if controllerutil.ContainsFinalizer(wl, kueue.ResourceInUseFinalizerName) {
+		patch := client.MergeFromWithOptions(wl.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		controllerutil.RemoveFinalizer(wl, kueue.ResourceInUseFinalizerName)
+		if err := r.Client.Patch(ctx, wl, patch); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+	}
+	return client.IgnoreNotFound(r.Client.Delete(ctx, wl, client.Preconditions{UID: &wl.UID}))
 }
 
 // IsAdmitted reports whether the Workload may run: quota is reserved
@@ -235,7 +250,7 @@ func (r *Reconciler) deleteWorkloadsOf(ctx context.Context, namespace, jobName s
 	}
 	for i := range list.Items {
 		wl := &list.Items[i]
-		if err := r.Client.Delete(ctx, wl, client.Preconditions{UID: &wl.UID}); client.IgnoreNotFound(err) != nil {
+		if err := r.deleteWorkload(ctx, wl); err != nil {
 			return fmt.Errorf("deleting workload %s/%s of deleted job %s: %w", namespace, wl.Name, jobName, err)
 		}
 		log.FromContext(ctx).V(2).Info("deleted workload of deleted job", "workload", wl.Name)

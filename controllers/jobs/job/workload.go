@@ -55,6 +55,9 @@ func NewWorkload(ctx context.Context, c client.Reader, job *batchv1.Job) (*kueue
 			Namespace:       job.Namespace,
 			Labels:          map[string]string{JobUIDLabel: string(job.UID)},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, jobGVK)},
+			// Created with the finalizer, as Kueue's job framework does, so
+			// that no later write is needed to add it.
+			Finalizers: []string{kueue.ResourceInUseFinalizerName},
 		},
 		Spec: kueue.WorkloadSpec{
 			PodSets: []kueue.PodSet{{

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
@@ -154,6 +155,10 @@ func TestCompletedJobFinishesItsWorkload(t *testing.T) {
 	}
 	key := client.ObjectKeyFromObject(j)
 	wl := waitForWorkload(t, j)
+	// Created with Kueue's finalizer: no later write adds it.
+	if !controllerutil.ContainsFinalizer(wl, kueue.ResourceInUseFinalizerName) {
+		t.Errorf("the Job's Workload was created without %s", kueue.ResourceInUseFinalizerName)
+	}
 	writeStatus(t, wl, admit("h100"))
 	eventually(t, "job started", func() error {
 		if ptr.Deref(getJob(t, key).Spec.Suspend, true) {
