@@ -37,8 +37,10 @@ func (l *loop) admit(ctx context.Context, d scheduler.Admit) error {
 		return fmt.Errorf("admitting workload %s: %w", d.Workload, err)
 	}
 	l.pending.forget(d.Workload)
-	l.events.Eventf(wl, corev1.EventTypeNormal, EventQuotaReserved, "%s, wait time since queued was %.0fs", msg, l.waited(wl).Seconds())
-	l.events.Eventf(wl, corev1.EventTypeNormal, EventAdmitted, "Admitted by ClusterQueue %s", d.ClusterQueue)
+	// One event, where Kueue records QuotaReserved and then Admitted: without
+	// admission checks both happen in the same write, and every event is one
+	// more write for the API server (README, "Decisions").
+	l.events.Eventf(wl, corev1.EventTypeNormal, EventAdmitted, "%s and admitted, wait time since queued was %.0fs", msg, l.waited(wl).Seconds())
 	l.metrics.Admitted(d.ClusterQueue, l.waited(wl))
 	return nil
 }

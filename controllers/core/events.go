@@ -12,9 +12,8 @@ type EventRecorder interface {
 
 // Event reasons on Workloads, Kueue's.
 const (
-	EventQuotaReserved = "QuotaReserved"
-	EventAdmitted      = "Admitted"
-	EventPending       = "Pending"
-	EventPreempted     = "Preempted"
-	EventEvicted       = "Evicted"
+	EventAdmitted  = "Admitted"
+	EventPending   = "Pending"
+	EventPreempted = "Preempted"
+	EventEvicted   = "Evicted"
 )
