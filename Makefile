@@ -3,7 +3,7 @@
 
 CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0
 
-.PHONY: all build generate verify-generated vet test test-unit test-integration bench envtest browser
+.PHONY: all build generate verify-generated vet test test-unit test-integration bench kueue-perf envtest browser
 
 all: build
 
@@ -50,3 +50,9 @@ test: verify-generated vet test-unit test-integration
 ## bench: the engine's benchmarks, reported in the README.
 bench:
 	go test -run '^$$' -bench . -benchmem ./engine/...
+
+## kueue-perf: Kueue's scheduler performance harness, quokka manager and minimalkueue
+## side by side (KUEUE_PERF_CONFIG=small for a quick run; KUEUE_PERF_ARGS=--chaos).
+KUEUE_PERF_CONFIG ?= baseline
+kueue-perf:
+	hack/kueue-perf.sh --config $(KUEUE_PERF_CONFIG) $(KUEUE_PERF_ARGS)

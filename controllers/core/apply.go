@@ -24,6 +24,9 @@ type applyResult struct {
 	mu               sync.Mutex
 	admitted, failed int
 	pendingKeys      workloadKeys
+	// walkedCQ are the ClusterQueues with a decision in the cycle: their
+	// inadmissible counts are replaced, the others' kept.
+	walkedCQ         map[string]bool
 	inadmissibleByCQ map[string]int
 	inadmissibleByLQ map[types.NamespacedName]int
 }
@@ -32,18 +35,22 @@ type applyResult struct {
 // name distinct workloads (a Preempt names its victims, which are admitted and
 // so appear in no other decision), so their order between workers is free.
 func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *applyResult {
-	res := &applyResult{pendingKeys: workloadKeys{}, inadmissibleByCQ: map[string]int{},
+	res := &applyResult{pendingKeys: workloadKeys{}, walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{},
 		inadmissibleByLQ: map[types.NamespacedName]int{}}
+	heads := pendingHeads(decisions)
 	work := make(chan scheduler.Decision)
 	var wg sync.WaitGroup
 	for range l.opts.Workers {
 		wg.Go(func() {
 			for d := range work {
-				l.applyOne(ctx, d, res)
+				l.applyOne(ctx, d, res, heads)
 			}
 		})
 	}
 	for _, d := range decisions {
+		if cq := decisionCQ(d); cq != "" {
+			res.walkedCQ[cq] = true
+		}
 		work <- d
 	}
 	close(work)
@@ -51,7 +58,31 @@ func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *apply
 	return res
 }
 
-func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyResult) {
+// pendingHeads picks the Pending decisions whose reason is written to the
+// Workload: in each ClusterQueue the first one, in the engine's order (its
+// queue's head), and every workload that reaches no ClusterQueue. Kueue writes
+// a pending condition only for the heads its scheduler tried; the workloads
+// behind them wait without one. A status write per pending workload would
+// compete with every other write the API server serves (under Kueue's own
+// harness it was a third of Quokka's writes); the gauges count every Pending
+// decision all the same.
+func pendingHeads(decisions []scheduler.Decision) map[types.NamespacedName]bool {
+	heads := map[types.NamespacedName]bool{}
+	seen := map[string]bool{}
+	for _, d := range decisions {
+		p, ok := d.(scheduler.Pending)
+		if !ok {
+			continue
+		}
+		if p.ClusterQueue == "" || !seen[p.ClusterQueue] {
+			heads[p.Workload] = true
+			seen[p.ClusterQueue] = p.ClusterQueue != ""
+		}
+	}
+	return heads
+}
+
+func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyResult, heads map[types.NamespacedName]bool) {
 	switch d := d.(type) {
 	case scheduler.Admit:
 		if err := l.admit(ctx, d); err != nil {
@@ -60,7 +91,7 @@ func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyRes
 		}
 		res.add(func() { res.admitted++ })
 	case scheduler.Pending:
-		lq, err := l.pendingOne(ctx, d)
+		lq, err := l.pendingOne(ctx, d, heads[d.Workload])
 		res.add(func() {
 			res.pendingKeys[d.Workload] = struct{}{}
 			if d.ClusterQueue != "" {
@@ -88,6 +119,21 @@ func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyRes
 	default:
 		l.log.Info("ignoring a decision this driver does not know", "type", fmt.Sprintf("%T", d), "workload", d.WorkloadKey())
 	}
+}
+
+// decisionCQ is the ClusterQueue a decision was made in, "" when none.
+func decisionCQ(d scheduler.Decision) string {
+	switch d := d.(type) {
+	case scheduler.Admit:
+		return d.ClusterQueue
+	case scheduler.Pending:
+		return d.ClusterQueue
+	case scheduler.Evict:
+		return d.ClusterQueue
+	case scheduler.Preempt:
+		return d.PreemptorClusterQueue
+	}
+	return ""
 }
 
 func (r *applyResult) add(fn func()) {

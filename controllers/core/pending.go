@@ -51,8 +51,10 @@ func (p *pendingTracker) forget(key types.NamespacedName) {
 
 // endCycle drops what is known of workloads the cycle did not find pending (the
 // object's own condition is checked before a write anyway) and records the
-// inadmissible counts.
-func (p *pendingTracker) endCycle(pending workloadKeys, byCQ map[string]int, byLQ map[types.NamespacedName]int) {
+// inadmissible counts: replaced for the ClusterQueues and LocalQueues the cycle
+// decided in, kept for the sleeping ones, whose workloads had no decision (the
+// gauges clamp them to the pending count at scrape time).
+func (p *pendingTracker) endCycle(pending workloadKeys, walkedCQ map[string]bool, byCQ map[string]int, byLQ map[types.NamespacedName]int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for k := range p.written {
@@ -60,7 +62,12 @@ func (p *pendingTracker) endCycle(pending workloadKeys, byCQ map[string]int, byL
 			delete(p.written, k)
 		}
 	}
-	p.byCQ, p.byLQ = byCQ, byLQ
+	for cq := range walkedCQ {
+		p.byCQ[cq] = byCQ[cq]
+	}
+	for lq, n := range byLQ {
+		p.byLQ[lq] = n
+	}
 }
 
 func (p *pendingTracker) inadmissibleCQ(name string) int {
@@ -76,14 +83,15 @@ func (p *pendingTracker) inadmissibleLQ(key types.NamespacedName) int {
 }
 
 // pendingOne writes QuotaReserved=False with the engine's reason and message when
-// they changed, with a Pending event. It returns the workload's LocalQueue name.
-func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) (string, error) {
+// the reason changed and write is set (the workload heads its queue, see
+// pendingHeads), with a Pending event. It returns the workload's LocalQueue name.
+func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending, write bool) (string, error) {
 	cached := &kueue.Workload{}
 	if err := l.client.Get(ctx, d.Workload, cached); err != nil {
 		return "", ignoreGone(err)
 	}
 	lq := string(cached.Spec.QueueName)
-	if l.pending.seen(d.Workload, d.Reason, d.Message) || pendingUnchanged(cached, d.Reason, d.Message) {
+	if !write || l.pending.seen(d.Workload, d.Reason, d.Message) || pendingUnchanged(cached, d.Reason, d.Message) {
 		return lq, nil
 	}
 	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {

@@ -61,6 +61,22 @@ type replica struct {
 	args []string
 	log  string
 	proc *process
+	// logStart is the log's size when the current process started: only what
+	// it wrote says whether it leads.
+	logStart int64
+}
+
+// start starts (or restarts) the replica's process, appending to its log.
+func (r *replica) start() error {
+	if st, err := os.Stat(r.log); err == nil {
+		r.logStart = st.Size()
+	}
+	p, err := startProcess(r.args, r.log)
+	if err != nil {
+		return err
+	}
+	r.proc = p
+	return nil
 }
 
 func (c *chaosPlan) run(ctx context.Context, s *side, env *envtest.Environment, kubeconfig string) *chaosReport {
@@ -84,7 +100,7 @@ func (c *chaosPlan) run(ctx context.Context, s *side, env *envtest.Environment, 
 				"--metrics-bind-address=0", "--health-probe-bind-address=0"},
 			log: filepath.Join(s.dir, fmt.Sprintf("replica-%d.log", i)),
 		}
-		if r.proc, err = startProcess(r.args, r.log); err != nil {
+		if err := r.start(); err != nil {
 			rep.errors = append(rep.errors, err.Error())
 			return rep
 		}
@@ -123,7 +139,7 @@ func (c *chaosPlan) run(ctx context.Context, s *side, env *envtest.Environment, 
 		rep.cpu += leader.proc.cpu()
 		leader.proc.kill()
 		rep.kills++
-		if leader.proc, err = startProcess(leader.args, leader.log); err != nil {
+		if err := leader.start(); err != nil {
 			rep.errors = append(rep.errors, err.Error())
 		}
 		for ctx.Err() == nil {
@@ -158,27 +174,23 @@ func leaseHolder(ctx context.Context, c client.Client) string {
 	return ""
 }
 
-// leaderOf finds the replica that holds the lease: the one whose log says it
-// acquired it last. The holder identity (hostname_uuid) names no process.
+// leaderOf finds the replica that holds the lease: the one whose current
+// process logged that it acquired it. The holder identity (hostname_uuid)
+// names no process.
 func leaderOf(replicas []*replica, holder string) *replica {
 	if holder == "" {
 		return nil
 	}
-	var best *replica
-	var bestAt int64
 	for _, r := range replicas {
 		data, err := os.ReadFile(r.log)
-		if err != nil {
+		if err != nil || int64(len(data)) < r.logStart {
 			continue
 		}
-		if i := strings.LastIndex(string(data), "successfully acquired lease"); i >= 0 && int64(i) >= bestAt {
-			st, _ := os.Stat(r.log)
-			if best == nil || st.ModTime().UnixNano() > bestAt {
-				best, bestAt = r, st.ModTime().UnixNano()
-			}
+		if strings.Contains(string(data[r.logStart:]), "successfully acquired lease") {
+			return r
 		}
 	}
-	return best
+	return nil
 }
 
 // overAdmitted counts the ClusterQueues whose admitted Workloads hold more cpu
