@@ -36,6 +36,7 @@ type options struct {
 	timeout                      time.Duration
 	chaos                        bool
 	seed                         int64
+	profile                      bool
 }
 
 func main() {
@@ -52,6 +53,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "the runner's recording timeout, per side")
 	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: kill -9 the leader at random moments and restart it, restart the API server once, run two replicas; check that nothing is lost or over-admitted")
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
+	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "kueueperf:", err)
@@ -129,8 +131,12 @@ func (o options) side(name, config string) (*side, error) {
 		}
 		s.crds = o.quokkaCRDs
 		s.manager = func(kubeconfig string) []string {
-			return []string{o.quokka, "manager", "--kubeconfig", kubeconfig, "--leader-elect=false",
+			args := []string{o.quokka, "manager", "--kubeconfig", kubeconfig, "--leader-elect=false",
 				"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+			if o.profile {
+				args = append(args, "--cpuprofile", filepath.Join(dir, "manager.cpu.prof"))
+			}
+			return args
 		}
 		if o.chaos {
 			s.chaos = &chaosPlan{seed: o.seed, quokka: o.quokka}
