@@ -63,7 +63,10 @@ type LoopOptions struct {
 
 func (o LoopOptions) withDefaults() LoopOptions {
 	if o.Debounce == 0 {
-		o.Debounce = 20 * time.Millisecond
+		// Long enough that a burst of creations and finishes joins one
+		// cycle (each cycle walks every awake queue's pending workloads),
+		// short against any wait for quota.
+		o.Debounce = 100 * time.Millisecond
 	}
 	if o.StatusInterval == 0 {
 		o.StatusInterval = 250 * time.Millisecond

@@ -83,15 +83,15 @@ func (p *pendingTracker) inadmissibleLQ(key types.NamespacedName) int {
 }
 
 // pendingOne writes QuotaReserved=False with the engine's reason and message when
-// the reason changed and write is set (the workload heads its queue, see
-// pendingHeads), with a Pending event. It returns the workload's LocalQueue name.
-func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending, write bool) (string, error) {
+// the reason changed, with a Pending event; the loop calls it for the heads of
+// the queues only (see pendingHeads). It returns the workload's LocalQueue name.
+func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) (string, error) {
 	cached := &kueue.Workload{}
 	if err := l.client.Get(ctx, d.Workload, cached); err != nil {
 		return "", ignoreGone(err)
 	}
 	lq := string(cached.Spec.QueueName)
-	if !write || l.pending.seen(d.Workload, d.Reason, d.Message) || pendingUnchanged(cached, d.Reason, d.Message) {
+	if l.pending.seen(d.Workload, d.Reason, d.Message) || pendingUnchanged(cached, d.Reason, d.Message) {
 		return lq, nil
 	}
 	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
