@@ -51,7 +51,7 @@ func main() {
 	flag.StringVar(&o.sides, "sides", "quokka,minimalkueue", "which managers to run, in order")
 	flag.StringVar(&o.out, "out", "", "output directory (default: a new directory under /tmp)")
 	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "the runner's recording timeout, per side")
-	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: kill -9 the leader at random moments and restart it, restart the API server once, run two replicas; check that nothing is lost or over-admitted")
+	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it; check that nothing is lost or over-admitted")
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
 	flag.Parse()
@@ -97,6 +97,18 @@ func run(o options) error {
 	}
 	fmt.Printf("config: %s\n\n", config)
 	printTable(os.Stdout, results)
+	for _, r := range results {
+		if r.chaos == nil {
+			continue
+		}
+		for _, e := range r.chaos.errors {
+			fmt.Printf("\n%s chaos: %s", r.name, e)
+		}
+		if r.chaos.lost > 0 || r.chaos.overAdmissions > 0 || len(r.chaos.errors) > 0 {
+			return fmt.Errorf("%s: the chaos run lost %d workloads, found %d over-admissions and %d errors",
+				r.name, r.chaos.lost, r.chaos.overAdmissions, len(r.chaos.errors))
+		}
+	}
 	return nil
 }
 

@@ -78,7 +78,7 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	defer cancelRun()
 	if s.chaos != nil {
 		chaosDone = make(chan *chaosReport, 1)
-		go func() { chaosDone <- s.chaos.run(runCtx, s, env, managerKC) }()
+		go func() { chaosDone <- s.chaos.run(runCtx, s, managerKC) }()
 	}
 
 	start := time.Now()

@@ -63,9 +63,6 @@ func printTable(w io.Writer, results []*sideResult) {
 		row("chaos: leader kills survived", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.kills) })
 		})
-		row("chaos: API server restarts", func(r *sideResult) string {
-			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.apiRestarts) })
-		})
 		row("chaos: longest time to recover", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return c.maxRecover.Round(100 * time.Millisecond).String() })
 		})
