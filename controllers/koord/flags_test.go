@@ -37,3 +37,20 @@ func TestOversellRateFlagIsExact(t *testing.T) {
 		t.Errorf("flag %s, rate %s", f.String(), f.rate.String())
 	}
 }
+
+// 004: "the flag --enableParentLimit is accepted by the component but is not
+// consulted by any decision". The manager parses it (and logs that it has no
+// effect when it starts); an unknown flag would be refused here.
+func TestEnableParentLimitIsAccepted(t *testing.T) {
+	root := cli.NewRootCommand(cli.Options{Controllers: []cli.Controller{Controller()}})
+	mgr, _, err := root.Find([]string{"manager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.ParseFlags([]string{"--enableParentLimit", "--oversellrate=1.5", "--defaultReclaimProtectTime=30s"}); err != nil {
+		t.Fatalf("Koord-Queue's flags refused: %v", err)
+	}
+	if err := mgr.ParseFlags([]string{"--enableParentLimits"}); err == nil {
+		t.Fatal("a misspelt flag was accepted: the test above proves nothing")
+	}
+}

@@ -2,7 +2,6 @@ package koord
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 
+	coremetrics "quokka.dev/quokka/controllers/core/metrics"
 	"quokka.dev/quokka/engine/elasticquota"
 	"quokka.dev/quokka/engine/resources"
 )
@@ -78,26 +78,10 @@ func (m *metrics) collectors() []prometheus.Collector {
 // NeedLeaderElection is false: a follower serves its (empty) snapshot.
 func (m *metrics) NeedLeaderElection() bool { return false }
 
-// Start registers the collectors until ctx ends, so that managers started one
-// after another in a process can share a registry.
+// Start registers the collectors until ctx ends.
 func (m *metrics) Start(ctx context.Context) error {
-	var done []prometheus.Collector
-	for _, c := range m.collectors() {
-		if err := m.reg.Register(c); err != nil {
-			for _, d := range done {
-				m.reg.Unregister(d)
-			}
-			var already prometheus.AlreadyRegisteredError
-			if errors.As(err, &already) {
-				return fmt.Errorf("registering Koord-Queue metrics: another manager in this process exports them: %w", err)
-			}
-			return fmt.Errorf("registering Koord-Queue metrics: %w", err)
-		}
-		done = append(done, c)
-	}
-	<-ctx.Done()
-	for _, c := range done {
-		m.reg.Unregister(c)
+	if err := coremetrics.RegisterUntilDone(ctx, m.reg, m.collectors()...); err != nil {
+		return fmt.Errorf("Koord-Queue: %w", err)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	"quokka.dev/quokka/engine/elasticquota"
-	"quokka.dev/quokka/engine/resources"
 )
 
 // syncState is what the admission loop knows of the cluster, beside the
@@ -159,7 +158,6 @@ func (s *syncState) syncUnits(items []queuev1alpha1.QueueUnit) []error {
 			continue
 		}
 		if apiAdmitted {
-			u = restoredUnit(u, qu)
 			err = s.sched.RestoreAdmitted(u, elasticquota.QuotaNameOf(qu.Labels))
 			if err == nil {
 				_ = s.sched.SetRunning(key, runningReplicas(qu))
@@ -215,25 +213,10 @@ func (s *syncState) reclaimed(key types.NamespacedName, k *knownUnit, qu *queuev
 			k.admitted = false
 			return true, s.sched.AddUnit(u)
 		}
-		return true, s.sched.RestoreAdmitted(restoredUnit(u, qu), elasticquota.QuotaNameOf(qu.Labels))
+		return true, s.sched.RestoreAdmitted(u, elasticquota.QuotaNameOf(qu.Labels))
 	}
 	k.admitted = left > 0
 	return true, nil
-}
-
-// restoredUnit is u as its admissions record it: a unit that gave replicas back
-// charges only what it still holds.
-func restoredUnit(u elasticquota.QueueUnit, qu *queuev1alpha1.QueueUnit) elasticquota.QueueUnit {
-	held := admittedReplicas(qu)
-	if u.PerReplica == nil || held <= 0 || held >= u.Replicas {
-		return u
-	}
-	u.Replicas = held
-	u.Request = u.PerReplica.Clone()
-	for r, v := range u.PerReplica {
-		u.Request[r] = resources.Mul(v, held)
-	}
-	return u
 }
 
 // admittedReplicas, runningReplicas and markedReplicas sum a unit's

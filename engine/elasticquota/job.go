@@ -173,7 +173,8 @@ func defaultRequestsToLimits(spec *corev1.PodSpec) {
 }
 
 // UnitOf is the engine's view of a QueueUnit object: its labels (which name the
-// quota), spec.priority, its creation time and spec.resource. created is the
+// quota), spec.priority, its creation time and spec.resource (for a unit
+// partly reclaimed, what its admissions still hold). created is the
 // time that orders units of equal priority; a zero one falls back to the
 // object's creationTimestamp.
 func UnitOf(qu *queuev1alpha1.QueueUnit) (QueueUnit, error) {
@@ -199,6 +200,19 @@ func UnitOf(qu *queuev1alpha1.QueueUnit) (QueueUnit, error) {
 	}
 	if t := qu.Status.LastAllocateTime; t != nil {
 		u.AllocatedAt = t.Time
+	}
+	// A unit that gave replicas back to queue-level preemption holds only
+	// what its admissions still record.
+	var held int64
+	for _, a := range qu.Status.Admissions {
+		held += a.Replicas
+	}
+	if u.PerReplica != nil && held > 0 && held < u.Replicas {
+		u.Replicas = held
+		u.Request = u.PerReplica.Clone()
+		for r, v := range u.PerReplica {
+			u.Request[r] = resources.Mul(v, held)
+		}
 	}
 	return u, nil
 }

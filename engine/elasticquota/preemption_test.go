@@ -337,6 +337,14 @@ func TestUnitOfReplicasAndAllocationTime(t *testing.T) {
 	if u.Replicas != 3 || u.PerReplica[corev1.ResourceCPU] != 2000 || !u.AllocatedAt.Equal(epoch) {
 		t.Errorf("unit %+v", u)
 	}
+	// resource_report_controller reconcileReclaim lowers
+	// status.admissions[].replicas by what it reclaimed: such a unit holds
+	// only what is left (a manager that restarts restores it so).
+	qu.Status.Admissions = []queuev1alpha1.Admission{{Name: "u", Replicas: 1}}
+	if u, _ := UnitOf(qu); u.Replicas != 1 || u.Request[corev1.ResourceCPU] != 2000 {
+		t.Errorf("partly reclaimed: %d replicas requesting %v, want 1 of 2 cpu", u.Replicas, u.Request)
+	}
+	qu.Status.Admissions = nil
 	qu.Spec.PodSet = nil
 	if u, _ := UnitOf(qu); u.replicas() != 1 || u.perReplica()[corev1.ResourceCPU] != 6000 {
 		t.Errorf("without pod sets: %d replicas of %v, want one of the whole request", u.replicas(), u.perReplica())

@@ -86,11 +86,19 @@ func (m *Metrics) NeedLeaderElection() bool { return false }
 
 // Start registers the collectors until ctx ends.
 func (m *Metrics) Start(ctx context.Context) error {
+	return RegisterUntilDone(ctx, m.reg, m.collectors...)
+}
+
+// RegisterUntilDone registers collectors with reg, waits for ctx to end and
+// unregisters them, so that managers started one after another in a process
+// (tests, restarts) can share a registry. A collector another manager of the
+// process still exports is an error that says so.
+func RegisterUntilDone(ctx context.Context, reg prometheus.Registerer, collectors ...prometheus.Collector) error {
 	var done []prometheus.Collector
-	for _, c := range m.collectors {
-		if err := m.reg.Register(c); err != nil {
+	for _, c := range collectors {
+		if err := reg.Register(c); err != nil {
 			for _, d := range done {
-				m.reg.Unregister(d)
+				reg.Unregister(d)
 			}
 			var already prometheus.AlreadyRegisteredError
 			if errors.As(err, &already) {
@@ -102,7 +110,7 @@ func (m *Metrics) Start(ctx context.Context) error {
 	}
 	<-ctx.Done()
 	for _, c := range done {
-		m.reg.Unregister(c)
+		reg.Unregister(c)
 	}
 	return nil
 }
