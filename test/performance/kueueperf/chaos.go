@@ -20,11 +20,13 @@ import (
 	"quokka.dev/quokka/internal/scheme"
 )
 
-// chaosPlan runs the quokka side as two replicas with leader election, kills
-// the leader with SIGKILL at random moments and restarts it; at every kill it
-// checks that no ClusterQueue holds more than its quota and borrowing limit
-// allow. (Restarting the API server is not done: envtest gives a restarted
-// kube-apiserver new serving certificates, which every client then refuses.)
+// chaosPlan runs the quokka side as two replicas with leader election, as a
+// Deployment with two replicas and restartPolicy Always would: it kills the
+// leader with SIGKILL at random moments, restarts every replica that exits
+// (a replica that loses its lease while the API server is down exits), and
+// once all workloads exist it kills the API server with SIGKILL and starts it
+// again (apiserver.go). At every kill it checks that no ClusterQueue holds
+// more than its quota and borrowing limit allow.
 type chaosPlan struct {
 	seed   int64
 	quokka string
@@ -33,9 +35,21 @@ type chaosPlan struct {
 // chaosReport is what the chaos run saw.
 type chaosReport struct {
 	kills int
-	// maxRecover is the longest time from a kill to the lease held by
-	// another replica.
-	maxRecover time.Duration
+	// maxRecover is the longest time from a kill of the leader to the lease
+	// held by another replica; maxAfterExpiry the longest time from the
+	// killed leader's lease expiring (its last renewal + leaseDuration) to
+	// the lease held by another replica: the follower's part of the
+	// takeover, which must stay within the lease duration.
+	maxRecover     time.Duration
+	maxAfterExpiry time.Duration
+	// apiRestarts counts API server restarts; apiDown is how long the API
+	// server was away, and apiRecover the time from its kill to a replica
+	// holding a renewed lease again.
+	apiRestarts int
+	apiDown     time.Duration
+	apiRecover  time.Duration
+	// exits counts replicas that exited on their own and were restarted.
+	exits int
 	// lost counts workloads the runner saw but never saw finish.
 	lost int
 	// overAdmissions counts ClusterQueues found over quota + borrowing limit,
@@ -46,7 +60,9 @@ type chaosReport struct {
 }
 
 // Lease timings of the chaos replicas: short, so that a kill costs seconds.
-const chaosConfig = `apiVersion: config.kueue.x-k8s.io/v1beta2
+const (
+	chaosLease  = 6 * time.Second
+	chaosConfig = `apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 leaderElection:
   leaderElect: true
@@ -56,6 +72,7 @@ leaderElection:
 webhook:
   port: %d
 `
+)
 
 type replica struct {
 	name string
@@ -80,20 +97,40 @@ func (r *replica) start() error {
 	return nil
 }
 
-func (c *chaosPlan) run(ctx context.Context, s *side, kubeconfig string) *chaosReport {
-	rep := &chaosReport{}
-	rng := rand.New(rand.NewSource(c.seed))
-	k8s, err := kubeClient(kubeconfig)
-	if err != nil {
-		rep.errors = append(rep.errors, err.Error())
-		return rep
+// exited tells whether the replica's process has ended.
+func (r *replica) exited() bool {
+	select {
+	case <-r.proc.done:
+		return true
+	default:
+		return false
 	}
-	var replicas []*replica
+}
+
+// chaosRun is the state of one chaos run.
+type chaosRun struct {
+	plan      *chaosPlan
+	side      *side
+	k8s       client.Client
+	kc        string
+	rep       *chaosReport
+	replicas  []*replica
+	apiServer *process // the restarted kube-apiserver, once restarted
+}
+
+func (c *chaosPlan) run(ctx context.Context, s *side, kubeconfig string) *chaosReport {
+	cr := &chaosRun{plan: c, side: s, kc: kubeconfig, rep: &chaosReport{}}
+	rng := rand.New(rand.NewSource(c.seed))
+	var err error
+	if cr.k8s, err = kubeClient(kubeconfig); err != nil {
+		cr.fail(err)
+		return cr.rep
+	}
 	for i, port := range []int{9443, 9444} {
 		cfg := filepath.Join(s.dir, fmt.Sprintf("replica-%d.yaml", i))
 		if err := os.WriteFile(cfg, []byte(fmt.Sprintf(chaosConfig, port)), 0o644); err != nil {
-			rep.errors = append(rep.errors, err.Error())
-			return rep
+			cr.fail(err)
+			return cr.rep
 		}
 		r := &replica{
 			name: fmt.Sprintf("replica-%d", i),
@@ -102,46 +139,128 @@ func (c *chaosPlan) run(ctx context.Context, s *side, kubeconfig string) *chaosR
 			log: filepath.Join(s.dir, fmt.Sprintf("replica-%d.log", i)),
 		}
 		if err := r.start(); err != nil {
-			rep.errors = append(rep.errors, err.Error())
-			return rep
+			cr.fail(err)
+			return cr.rep
 		}
-		replicas = append(replicas, r)
+		cr.replicas = append(cr.replicas, r)
 	}
+	next := time.Now().Add(time.Duration(10+rng.Intn(30)) * time.Second)
 	for {
-		wait := time.Duration(10+rng.Intn(30)) * time.Second
 		select {
 		case <-ctx.Done():
-			rep.overAdmissions += overAdmitted(context.Background(), k8s, rep)
-			for _, r := range replicas {
-				rep.cpu += r.proc.cpu()
-				r.proc.stop()
-			}
-			rep.overAdmissions += cqMaxOverLimit(filepath.Join(s.dir, "cqStates.csv"), s.config, rep)
-			rep.lost = unfinished(filepath.Join(s.dir, "wlStates.csv"), rep)
-			return rep
-		case <-time.After(wait):
+			cr.finish()
+			return cr.rep
+		case <-time.After(250 * time.Millisecond):
 		}
-		rep.overAdmissions += overAdmitted(ctx, k8s, rep)
-		holder := leaseHolder(ctx, k8s)
-		leader := leaderOf(replicas, holder)
-		if leader == nil {
-			continue // no leader yet (just restarted)
+		cr.superviseReplicas()
+		if time.Now().Before(next) {
+			continue
 		}
-		killed := time.Now()
-		rep.cpu += leader.proc.cpu()
-		leader.proc.kill()
-		rep.kills++
-		if err := leader.start(); err != nil {
-			rep.errors = append(rep.errors, err.Error())
+		if cr.rep.apiRestarts == 0 && cr.generatorDone() {
+			cr.restartAPIServer(ctx)
+		} else {
+			cr.killLeader(ctx)
 		}
-		for ctx.Err() == nil {
-			if h := leaseHolder(ctx, k8s); h != "" && h != holder {
-				rep.maxRecover = max(rep.maxRecover, time.Since(killed))
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
+		next = time.Now().Add(time.Duration(10+rng.Intn(30)) * time.Second)
+	}
+}
+
+func (cr *chaosRun) fail(err error) {
+	cr.rep.errors = append(cr.rep.errors, err.Error())
+}
+
+// superviseReplicas restarts the replicas that exited on their own.
+func (cr *chaosRun) superviseReplicas() {
+	for _, r := range cr.replicas {
+		if !r.exited() {
+			continue
+		}
+		cr.rep.exits++
+		cr.rep.cpu += r.proc.cpu()
+		if err := r.start(); err != nil {
+			cr.fail(fmt.Errorf("restarting %s: %w", r.name, err))
 		}
 	}
+}
+
+// generatorDone tells whether the runner has created every workload: until
+// then an unreachable API server would fail the runner's creates, which it
+// does not retry.
+func (cr *chaosRun) generatorDone() bool {
+	data, err := os.ReadFile(filepath.Join(cr.side.dir, "runner.log"))
+	return err == nil && strings.Contains(string(data), "Generator done")
+}
+
+// killLeader kills the replica that holds the lease, restarts it, and waits
+// for another holder.
+func (cr *chaosRun) killLeader(ctx context.Context) {
+	cr.rep.overAdmissions += overAdmitted(ctx, cr.k8s, cr.rep)
+	lease, ok := managerLease(ctx, cr.k8s)
+	if !ok {
+		return
+	}
+	leader := leaderOf(cr.replicas, lease.holder)
+	if leader == nil {
+		return // no leader yet (just restarted)
+	}
+	killed := time.Now()
+	cr.rep.cpu += leader.proc.cpu()
+	leader.proc.kill()
+	cr.rep.kills++
+	if err := leader.start(); err != nil {
+		cr.fail(err)
+	}
+	for ctx.Err() == nil {
+		if l, ok := managerLease(ctx, cr.k8s); ok && l.holder != "" && l.holder != lease.holder {
+			now := time.Now()
+			cr.rep.maxRecover = max(cr.rep.maxRecover, now.Sub(killed))
+			cr.rep.maxAfterExpiry = max(cr.rep.maxAfterExpiry, now.Sub(lease.renewed.Add(chaosLease)))
+			return
+		}
+		cr.superviseReplicas()
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// restartAPIServer kills the API server and starts it again, then waits
+// for a replica to hold a lease renewed after the kill.
+func (cr *chaosRun) restartAPIServer(ctx context.Context) {
+	cr.rep.overAdmissions += overAdmitted(ctx, cr.k8s, cr.rep)
+	killed := time.Now()
+	p, down, err := restartAPIServer(ctx, cr.kc, filepath.Join(cr.side.dir, "apiserver-restarted.log"))
+	if p != nil {
+		cr.apiServer = p
+	}
+	cr.rep.apiRestarts++
+	if err != nil {
+		cr.fail(fmt.Errorf("restarting the API server: %w", err))
+		return
+	}
+	cr.rep.apiDown = down
+	for ctx.Err() == nil {
+		if l, ok := managerLease(ctx, cr.k8s); ok && l.holder != "" && l.renewed.After(killed.Add(down)) {
+			cr.rep.apiRecover = time.Since(killed)
+			return
+		}
+		cr.superviseReplicas()
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// finish checks the final state, stops the replicas and the restarted API
+// server (before envtest stops the rest), and reads the runner's timelines.
+func (cr *chaosRun) finish() {
+	cr.rep.overAdmissions += overAdmitted(context.Background(), cr.k8s, cr.rep)
+	for _, r := range cr.replicas {
+		cr.rep.cpu += r.proc.cpu()
+		r.proc.stop()
+	}
+	if cr.apiServer != nil {
+		cr.apiServer.stop()
+	}
+	dir := cr.side.dir
+	cr.rep.overAdmissions += cqMaxOverLimit(filepath.Join(dir, "cqStates.csv"), cr.side.config, cr.rep)
+	cr.rep.lost = unfinished(filepath.Join(dir, "wlStates.csv"), cr.rep)
 }
 
 func kubeClient(kubeconfig string) (client.Client, error) {
@@ -152,18 +271,32 @@ func kubeClient(kubeconfig string) (client.Client, error) {
 	return client.New(cfg, client.Options{Scheme: scheme.New()})
 }
 
-// leaseHolder is the holder of the manager's leader election Lease.
-func leaseHolder(ctx context.Context, c client.Client) string {
+// lease is the manager's leader election Lease: its holder and last renewal.
+type lease struct {
+	holder  string
+	renewed time.Time
+}
+
+// managerLease reads the manager's leader election Lease.
+func managerLease(ctx context.Context, c client.Client) (lease, bool) {
 	var leases coordinationv1.LeaseList
 	if err := c.List(ctx, &leases); err != nil {
-		return ""
+		return lease{}, false
 	}
 	for _, l := range leases.Items {
-		if l.Spec.HolderIdentity != nil && strings.Contains(l.Name, "kueue") {
-			return *l.Spec.HolderIdentity
+		if !strings.Contains(l.Name, "kueue") {
+			continue
 		}
+		var out lease
+		if l.Spec.HolderIdentity != nil {
+			out.holder = *l.Spec.HolderIdentity
+		}
+		if l.Spec.RenewTime != nil {
+			out.renewed = l.Spec.RenewTime.Time
+		}
+		return out, true
 	}
-	return ""
+	return lease{}, false
 }
 
 // leaderOf finds the replica that holds the lease: the one whose current

@@ -51,7 +51,7 @@ func main() {
 	flag.StringVar(&o.sides, "sides", "quokka,minimalkueue", "which managers to run, in order")
 	flag.StringVar(&o.out, "out", "", "output directory (default: a new directory under /tmp)")
 	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "the runner's recording timeout, per side")
-	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it; check that nothing is lost or over-admitted")
+	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it, kill -9 and restart the API server once; check that nothing is lost or over-admitted")
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
 	flag.Parse()
@@ -103,6 +103,13 @@ func run(o options) error {
 		}
 		for _, e := range r.chaos.errors {
 			fmt.Printf("\n%s chaos: %s", r.name, e)
+		}
+		if r.chaos.apiRestarts == 0 {
+			r.chaos.errors = append(r.chaos.errors, "the run ended before the API server was restarted: use a longer config")
+		}
+		if r.chaos.maxAfterExpiry > chaosLease {
+			r.chaos.errors = append(r.chaos.errors, fmt.Sprintf("a takeover came %s after the lease expired, more than the lease duration %s",
+				r.chaos.maxAfterExpiry, chaosLease))
 		}
 		if r.chaos.lost > 0 || r.chaos.overAdmissions > 0 || len(r.chaos.errors) > 0 {
 			return fmt.Errorf("%s: the chaos run lost %d workloads, found %d over-admissions and %d errors",

@@ -63,8 +63,22 @@ func printTable(w io.Writer, results []*sideResult) {
 		row("chaos: leader kills survived", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.kills) })
 		})
-		row("chaos: longest time to recover", func(r *sideResult) string {
+		row("chaos: longest time from a leader kill to a new leader", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return c.maxRecover.Round(100 * time.Millisecond).String() })
+		})
+		row("chaos: longest takeover after the killed leader's lease expired (lease "+chaosLease.String()+")", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return c.maxAfterExpiry.Round(100 * time.Millisecond).String() })
+		})
+		row("chaos: API server restarts survived", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.apiRestarts) })
+		})
+		row("chaos: API server down / lease renewed again after", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string {
+				return c.apiDown.Round(100*time.Millisecond).String() + " / " + c.apiRecover.Round(100*time.Millisecond).String()
+			})
+		})
+		row("chaos: replicas that exited on their own, restarted", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.exits) })
 		})
 		row("chaos: workloads lost", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.lost) })
