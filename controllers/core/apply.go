@@ -23,7 +23,8 @@ var errSkip = errors.New("decision does not apply to the current object")
 type applyResult struct {
 	mu               sync.Mutex
 	admitted, failed int
-	pendingKeys      workloadKeys
+	// pendingKeys are the heads the cycle left pending (see countPending).
+	pendingKeys workloadKeys
 	// walkedCQ are the ClusterQueues with a decision in the cycle: their
 	// inadmissible counts are replaced, the others' kept.
 	walkedCQ         map[string]bool
@@ -38,33 +39,40 @@ func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *apply
 	res := &applyResult{pendingKeys: workloadKeys{}, walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{},
 		inadmissibleByLQ: map[types.NamespacedName]int{}}
 	heads := pendingHeads(decisions)
-	// The LocalQueue of each pending workload, for the gauges, from the
-	// engine in one go: most Pending decisions write nothing, and reading
-	// the cached object only to learn its queue cost a fifth of the
-	// manager's CPU under Kueue's harness (every read is a deep copy).
-	lqs := map[types.NamespacedName]string{}
+	// Most decisions of a loaded cycle are Pending decisions that write
+	// nothing: they are counted here, in one pass, with their LocalQueues
+	// read from the engine in one go (reading the cached object only to
+	// learn its queue cost a fifth of the manager's CPU under Kueue's
+	// harness, every read being a deep copy). Only decisions that write go
+	// to the workers.
+	var writes []scheduler.Decision
 	l.engine.Do(func(s *scheduler.Scheduler) {
 		for _, d := range decisions {
-			if p, ok := d.(scheduler.Pending); ok && !heads[p.Workload] {
-				if v, ok := s.WorkloadState(p.Workload); ok {
-					lqs[p.Workload] = v.LocalQueue
-				}
+			if cq := decisionCQ(d); cq != "" {
+				res.walkedCQ[cq] = true
 			}
+			p, ok := d.(scheduler.Pending)
+			if !ok || heads[p.Workload] {
+				writes = append(writes, d)
+				continue
+			}
+			lq := ""
+			if v, ok := s.WorkloadState(p.Workload); ok {
+				lq = v.LocalQueue
+			}
+			res.countPending(p, lq, false)
 		}
 	})
 	work := make(chan scheduler.Decision)
 	var wg sync.WaitGroup
-	for range l.opts.Workers {
+	for range min(l.opts.Workers, len(writes)) {
 		wg.Go(func() {
 			for d := range work {
-				l.applyOne(ctx, d, res, heads, lqs)
+				l.applyOne(ctx, d, res)
 			}
 		})
 	}
-	for _, d := range decisions {
-		if cq := decisionCQ(d); cq != "" {
-			res.walkedCQ[cq] = true
-		}
+	for _, d := range writes {
 		work <- d
 	}
 	close(work)
@@ -96,7 +104,9 @@ func pendingHeads(decisions []scheduler.Decision) map[types.NamespacedName]bool 
 	return heads
 }
 
-func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyResult, heads map[types.NamespacedName]bool, lqs map[types.NamespacedName]string) {
+// applyOne writes one decision; a Pending decision that reaches it is a
+// queue's head, whose reason is written.
+func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyResult) {
 	switch d := d.(type) {
 	case scheduler.Admit:
 		if err := l.admit(ctx, d); err != nil {
@@ -105,18 +115,9 @@ func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyRes
 		}
 		res.add(func() { res.admitted++ })
 	case scheduler.Pending:
-		lq, err := lqs[d.Workload], error(nil)
-		if heads[d.Workload] {
-			lq, err = l.pendingOne(ctx, d)
-		}
+		lq, err := l.pendingOne(ctx, d)
 		res.add(func() {
-			res.pendingKeys[d.Workload] = struct{}{}
-			if d.ClusterQueue != "" {
-				res.inadmissibleByCQ[d.ClusterQueue]++
-			}
-			if lq != "" {
-				res.inadmissibleByLQ[types.NamespacedName{Namespace: d.Workload.Namespace, Name: lq}]++
-			}
+			res.countPending(d, lq, true)
 			if err != nil {
 				res.failed++
 			}
@@ -151,6 +152,24 @@ func decisionCQ(d scheduler.Decision) string {
 		return d.PreemptorClusterQueue
 	}
 	return ""
+}
+
+// countPending counts a workload the cycle left pending, in lq ("" when
+// unknown); the caller holds mu or is the only goroutine. Only heads, whose
+// reasons are written, are remembered by key: the pending tracker keeps what
+// it wrote for them (a workload that was a head and is no longer is
+// forgotten, and its condition is read from the object should it become a
+// head again).
+func (r *applyResult) countPending(d scheduler.Pending, lq string, head bool) {
+	if head {
+		r.pendingKeys[d.Workload] = struct{}{}
+	}
+	if d.ClusterQueue != "" {
+		r.inadmissibleByCQ[d.ClusterQueue]++
+	}
+	if lq != "" {
+		r.inadmissibleByLQ[types.NamespacedName{Namespace: d.Workload.Namespace, Name: lq}]++
+	}
 }
 
 func (r *applyResult) add(fn func()) {

@@ -71,6 +71,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	clear(s.readyFor)
 	s.epoch++ // the world changes between cycles
 	clear(s.failedPreemption)
+	clear(s.unfitOnceEvicted)
 	if s.quiet {
 		out = withoutPending(out)
 	}

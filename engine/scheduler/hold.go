@@ -128,9 +128,15 @@ func (s *Scheduler) deferFit(q *quota.ClusterQueue, r *record, a *flavorassigner
 	if len(s.victimOf) == 0 {
 		return false
 	}
+	for _, u := range s.unfitOnceEvicted[q.Name()] {
+		if u.epoch == s.epoch && u.victimsVer == s.victimsVer && sameAmounts(u.usage, a.Usage) {
+			return false
+		}
+	}
 	fits := false
 	s.withVictimsGone(func() { fits = s.fitsNow(q, a.Usage) })
 	if !fits {
+		s.rememberUnfitOnceEvicted(q.Name(), a.Usage)
 		return false
 	}
 	key := deferKey(r.info.Key)
@@ -139,6 +145,26 @@ func (s *Scheduler) deferFit(q *quota.ClusterQueue, r *record, a *flavorassigner
 	s.epoch++
 	s.touch(q)
 	return true
+}
+
+// unfitOnceEvicted is an assignment that did not fit even with the victims
+// in flight gone, at one epoch and set of victims: an equal assignment of a
+// workload behind it in the queue would not either, and need not release
+// and recharge every victim to find that out again.
+type unfitOnceEvicted struct {
+	epoch, victimsVer uint64
+	usage             resources.Amounts
+}
+
+func (s *Scheduler) rememberUnfitOnceEvicted(cq string, usage resources.Amounts) {
+	us := s.unfitOnceEvicted[cq]
+	if len(us) > 0 && (us[0].epoch != s.epoch || us[0].victimsVer != s.victimsVer) {
+		us = us[:0]
+	}
+	if len(us) < maxFailedSearches {
+		us = append(us, unfitOnceEvicted{epoch: s.epoch, victimsVer: s.victimsVer, usage: usage})
+	}
+	s.unfitOnceEvicted[cq] = us
 }
 
 func deferKey(k types.NamespacedName) types.NamespacedName {

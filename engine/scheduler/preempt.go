@@ -301,18 +301,19 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	// labels or LocalQueue: then an equal workload may find victims.
 	memo := failedSearch{epoch: s.epoch, priority: r.priority, usage: res.Preemption.Usage}
 	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
-	if f, ok := s.failedPreemption[q.Name()]; ok && remember && f.same(memo) {
-		return out, false, f.scope, f.own
+	if remember {
+		for _, f := range s.failedPreemption[q.Name()] {
+			if f.same(memo) {
+				return out, false, f.scope, f.own
+			}
+		}
 	}
 	var targets []preemption.Target
 	s.withoutOwnHolds(q, func() { targets, scope, own = s.findVictims(q, r, res.Preemption) })
-	if scope == scopeNone {
-		return out, false, scopeNone, own
-	}
-	if len(targets) == 0 {
+	if scope == scopeNone || len(targets) == 0 {
 		if remember {
 			memo.scope, memo.own = scope, own
-			s.failedPreemption[q.Name()] = memo
+			s.rememberFailed(q.Name(), memo)
 		}
 		return out, false, scope, own
 	}
@@ -383,6 +384,23 @@ type failedSearch struct {
 	// scope and own are what the search depended on (see scopeOf).
 	scope searchScope
 	own   *need
+}
+
+// maxFailedSearches bounds the searches remembered per queue and epoch: a
+// queue's pending workloads come in a few sizes at a few priorities.
+const maxFailedSearches = 8
+
+// rememberFailed records a search that found no victims (or was hopeless)
+// for the queue, forgetting those of earlier epochs.
+func (s *Scheduler) rememberFailed(cq string, f failedSearch) {
+	fs := s.failedPreemption[cq]
+	if len(fs) > 0 && fs[0].epoch != f.epoch {
+		fs = fs[:0]
+	}
+	if len(fs) < maxFailedSearches {
+		fs = append(fs, f)
+	}
+	s.failedPreemption[cq] = fs
 }
 
 func (f failedSearch) same(o failedSearch) bool {

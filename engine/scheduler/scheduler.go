@@ -105,10 +105,14 @@ type Scheduler struct {
 	nodeIDs map[quota.FairNode]int
 	fairBuf fairBuffers
 	// epoch counts usage changes in cycles (admissions, reservations), and
-	// failedPreemption remembers, per ClusterQueue, the last search that found
-	// nothing, so that equal workloads behind it do not search again.
+	// failedPreemption remembers, per ClusterQueue, the searches of the
+	// current epoch that found nothing (or were hopeless), so that equal
+	// workloads behind them do not search again.
 	epoch            uint64
-	failedPreemption map[string]failedSearch
+	failedPreemption map[string][]failedSearch
+	// unfitOnceEvicted remembers, per ClusterQueue, assignments that would
+	// not fit even once the evictions in flight complete (see deferFit).
+	unfitOnceEvicted map[string][]unfitOnceEvicted
 	// afs is the admission fair sharing state; nil when off.
 	afs *afsState
 	// inc lets a cycle reuse the previous cycle's flavor assignments.
@@ -124,8 +128,10 @@ type Scheduler struct {
 	structChanges uint64
 	// standing lists draining and unroutable queues (see standing.go).
 	standing standing
-	// shapes shares answers between workloads of one shape (see shapes.go).
-	shapes shapeCache
+	// shapes shares answers between workloads of one shape, per queue (see
+	// shapes.go), for the structure version shapesStructVer.
+	shapes          map[string]*shapeCache
+	shapesStructVer uint64
 	// explainNext is set by WakeAll; quiet is true in a cycle that returns
 	// no Pending decisions (Options.QuietCycles).
 	explainNext bool
@@ -242,11 +248,11 @@ func New(opts Options) *Scheduler {
 		nodeVer:        map[quota.FairNode]uint64{},
 		nodeIDs:        map[quota.FairNode]int{},
 
-		failedPreemption: map[string]failedSearch{},
-		victimOf:         map[types.NamespacedName]types.NamespacedName{},
-		strategies:       strategiesOf(opts.FairSharing),
-		afs:              newAFS(opts.AdmissionFairSharing),
-		sleep:            newSleepState(),
+		failedPreemption: map[string][]failedSearch{}, unfitOnceEvicted: map[string][]unfitOnceEvicted{},
+		victimOf:   map[types.NamespacedName]types.NamespacedName{},
+		strategies: strategiesOf(opts.FairSharing),
+		afs:        newAFS(opts.AdmissionFairSharing),
+		sleep:      newSleepState(),
 	}
 }
 

@@ -38,11 +38,18 @@ type skipAnswer struct {
 	blockers []need
 }
 
-// shapesFor returns the cache for q at the current state.
+// shapesFor returns the cache for q at the current state. Each queue keeps
+// its own: a tree's walk takes its heads from all of its queues in turn, and
+// one cache for the last queue asked would be emptied at every turn.
 func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
-	c := &s.shapes
-	if c.unfit == nil {
-		c.unfit, c.skip = map[prioShape]*flavorassigner.Result{}, map[prioShape]skipAnswer{}
+	if s.shapes == nil || s.shapesStructVer != s.structVer {
+		// A change of structure may have removed queues: start afresh.
+		s.shapes, s.shapesStructVer = map[string]*shapeCache{}, s.structVer
+	}
+	c := s.shapes[q.Name()]
+	if c == nil {
+		c = &shapeCache{unfit: map[prioShape]*flavorassigner.Result{}, skip: map[prioShape]skipAnswer{}}
+		s.shapes[q.Name()] = c
 	} else if c.q == q && c.epoch == s.epoch && c.cycle == s.cycle && c.structVer == s.structVer {
 		return c
 	}
