@@ -161,7 +161,7 @@ func (s *Scheduler) rememberUnfitOnceEvicted(cq string, usage resources.Amounts)
 	if len(us) > 0 && (us[0].epoch != s.epoch || us[0].victimsVer != s.victimsVer) {
 		us = us[:0]
 	}
-	if len(us) < maxFailedSearches {
+	if len(us) < maxRememberedPerQueue {
 		us = append(us, unfitOnceEvicted{epoch: s.epoch, victimsVer: s.victimsVer, usage: usage})
 	}
 	s.unfitOnceEvicted[cq] = us

@@ -386,9 +386,10 @@ type failedSearch struct {
 	own   *need
 }
 
-// maxFailedSearches bounds the searches remembered per queue and epoch: a
-// queue's pending workloads come in a few sizes at a few priorities.
-const maxFailedSearches = 8
+// maxRememberedPerQueue bounds the failed searches (and deferred-fit misses,
+// see hold.go) remembered per queue and epoch: a queue's pending workloads
+// come in a few sizes at a few priorities.
+const maxRememberedPerQueue = 8
 
 // rememberFailed records a search that found no victims (or was hopeless)
 // for the queue, forgetting those of earlier epochs.
@@ -397,7 +398,7 @@ func (s *Scheduler) rememberFailed(cq string, f failedSearch) {
 	if len(fs) > 0 && fs[0].epoch != f.epoch {
 		fs = fs[:0]
 	}
-	if len(fs) < maxFailedSearches {
+	if len(fs) < maxRememberedPerQueue {
 		fs = append(fs, f)
 	}
 	s.failedPreemption[cq] = fs
