@@ -50,8 +50,14 @@ type chaosReport struct {
 	apiRecover  time.Duration
 	// exits counts replicas that exited on their own and were restarted.
 	exits int
-	// lost counts workloads the runner saw but never saw finish.
+	// lost counts the Workloads not Finished in the API server at the end.
 	lost int
+	// timelineGaps counts the workloads of the runner's timeline with no
+	// recorded finish, and dropped the workload events its recorder dropped
+	// (its channel full, as when the API server's restart makes every
+	// informer list again): gaps without drops are lost workloads too.
+	timelineGaps int
+	dropped      int64
 	// overAdmissions counts ClusterQueues found over quota + borrowing limit,
 	// at a kill or in the runner's per-ClusterQueue maximum.
 	overAdmissions int
@@ -251,6 +257,7 @@ func (cr *chaosRun) restartAPIServer(ctx context.Context) {
 // server (before envtest stops the rest), and reads the runner's timelines.
 func (cr *chaosRun) finish() {
 	cr.rep.overAdmissions += overAdmitted(context.Background(), cr.k8s, cr.rep)
+	cr.rep.lost = unfinishedInAPI(context.Background(), cr.k8s, cr.rep)
 	for _, r := range cr.replicas {
 		cr.rep.cpu += r.proc.cpu()
 		r.proc.stop()
@@ -260,7 +267,37 @@ func (cr *chaosRun) finish() {
 	}
 	dir := cr.side.dir
 	cr.rep.overAdmissions += cqMaxOverLimit(filepath.Join(dir, "cqStates.csv"), cr.side.config, cr.rep)
-	cr.rep.lost = unfinished(filepath.Join(dir, "wlStates.csv"), cr.rep)
+	cr.rep.timelineGaps = unfinished(filepath.Join(dir, "wlStates.csv"), cr.rep)
+	if sum, err := readSummary(filepath.Join(dir, "summary.yaml")); err == nil {
+		cr.rep.dropped = sum.DroppedWorkloadEvents
+	}
+	if cr.rep.timelineGaps > 0 && cr.rep.dropped == 0 {
+		cr.fail(fmt.Errorf("the runner never saw %d workloads finish, and its recorder dropped no event", cr.rep.timelineGaps))
+	}
+}
+
+// unfinishedInAPI counts the Workloads that are not Finished in the API
+// server: the runner marks every workload it plays Finished, so any other is
+// lost or stuck.
+func unfinishedInAPI(ctx context.Context, c client.Client, rep *chaosReport) int {
+	var wls kueue.WorkloadList
+	if err := c.List(ctx, &wls); err != nil {
+		rep.errors = append(rep.errors, fmt.Sprintf("listing Workloads at the end: %v", err))
+		return 0
+	}
+	n := 0
+	for _, wl := range wls.Items {
+		if !meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
+			n++
+			if n <= 10 {
+				rep.errors = append(rep.errors, fmt.Sprintf("Workload %s/%s is not Finished at the end", wl.Namespace, wl.Name))
+			}
+		}
+	}
+	if len(wls.Items) == 0 {
+		rep.errors = append(rep.errors, "no Workload left in the API server to check at the end")
+	}
+	return n
 }
 
 func kubeClient(kubeconfig string) (client.Client, error) {
@@ -396,8 +433,8 @@ func cqMaxOverLimit(csvPath, config string, rep *chaosReport) int {
 	return n
 }
 
-// unfinished counts the workloads of the runner's timeline that never
-// finished.
+// unfinished counts the workloads of the runner's timeline with no recorded
+// finish.
 func unfinished(csvPath string, rep *chaosReport) int {
 	rows, err := readCSV(csvPath)
 	if err != nil {

@@ -21,6 +21,10 @@ type summary struct {
 		AverageTimeToAdmissionMs int64 `json:"averageTimeToAdmissionMs"`
 		AverageTimeToFinishMs    int64 `json:"averageTimeToFinishMs"`
 	} `json:"workloadClasses"`
+	// DroppedWorkloadEvents counts the workload events the runner's
+	// recorder dropped because its channel was full: its timeline misses
+	// them.
+	DroppedWorkloadEvents int64 `json:"droppedWorkloadEvents"`
 }
 
 func readSummary(path string) (*summary, error) {

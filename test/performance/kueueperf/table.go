@@ -80,7 +80,10 @@ func printTable(w io.Writer, results []*sideResult) {
 		row("chaos: replicas that exited on their own, restarted", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.exits) })
 		})
-		row("chaos: workloads lost", func(r *sideResult) string {
+		row("chaos: runner's timeline without a finish / events its recorder dropped", func(r *sideResult) string {
+			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprintf("%d / %d", c.timelineGaps, c.dropped) })
+		})
+		row("chaos: workloads lost (not Finished in the API server at the end)", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.lost) })
 		})
 		row("chaos: over-admissions", func(r *sideResult) string {
