@@ -38,7 +38,7 @@ type applyResult struct {
 func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *applyResult {
 	res := &applyResult{pendingKeys: workloadKeys{}, walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{},
 		inadmissibleByLQ: map[types.NamespacedName]int{}}
-	heads := pendingHeads(decisions)
+	var heads headPicker
 	// Most decisions of a loaded cycle are Pending decisions that write
 	// nothing: they are counted here, in one pass, with their LocalQueues
 	// read from the engine in one go (reading the cached object only to
@@ -52,7 +52,7 @@ func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *apply
 				res.walkedCQ[cq] = true
 			}
 			p, ok := d.(scheduler.Pending)
-			if !ok || heads[p.Workload] {
+			if !ok || heads.isHead(p) {
 				writes = append(writes, d)
 				continue
 			}
@@ -80,28 +80,32 @@ func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *apply
 	return res
 }
 
-// pendingHeads picks the Pending decisions whose reason is written to the
-// Workload: in each ClusterQueue the first one, in the engine's order (its
-// queue's head), and every workload that reaches no ClusterQueue. Kueue writes
-// a pending condition only for the heads its scheduler tried; the workloads
-// behind them wait without one. A status write per pending workload would
-// compete with every other write the API server serves (under Kueue's own
-// harness it was a third of Quokka's writes); the gauges count every Pending
-// decision all the same.
-func pendingHeads(decisions []scheduler.Decision) map[types.NamespacedName]bool {
-	heads := map[types.NamespacedName]bool{}
-	seen := map[string]bool{}
-	for _, d := range decisions {
-		p, ok := d.(scheduler.Pending)
-		if !ok {
-			continue
-		}
-		if p.ClusterQueue == "" || !seen[p.ClusterQueue] {
-			heads[p.Workload] = true
-			seen[p.ClusterQueue] = p.ClusterQueue != ""
-		}
+// headPicker picks, in one pass over a cycle's decisions, the Pending
+// decisions whose reason is written to the Workload: in each ClusterQueue the
+// first one, in the engine's order (its queue's head), and every workload that
+// reaches no ClusterQueue. Kueue writes a pending condition only for the heads
+// its scheduler tried; the workloads behind them wait without one. A status
+// write per pending workload would compete with every other write the API
+// server serves (under Kueue's own harness it was a third of Quokka's writes);
+// the gauges count every Pending decision all the same.
+type headPicker struct {
+	seen map[string]bool
+}
+
+// isHead tells whether p, the next Pending decision in the engine's order,
+// is written.
+func (h *headPicker) isHead(p scheduler.Pending) bool {
+	if p.ClusterQueue == "" {
+		return true
 	}
-	return heads
+	if h.seen[p.ClusterQueue] {
+		return false
+	}
+	if h.seen == nil {
+		h.seen = map[string]bool{}
+	}
+	h.seen[p.ClusterQueue] = true
+	return true
 }
 
 // applyOne writes one decision; a Pending decision that reaches it is a

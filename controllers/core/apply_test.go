@@ -22,12 +22,15 @@ func TestPendingHeads(t *testing.T) {
 		scheduler.Pending{Workload: key("no-lq-2"), Reason: "LocalQueueNotFound"},
 		scheduler.Pending{Workload: key("b-second"), ClusterQueue: "b", Reason: "InsufficientQuota"},
 	}
-	got := pendingHeads(decisions)
 	want := map[string]bool{"a-head": true, "b-head": true, "no-lq-1": true, "no-lq-2": true}
+	var heads headPicker
 	for _, d := range decisions {
-		k := d.WorkloadKey()
-		if got[k] != want[k.Name] {
-			t.Errorf("%s: written = %v, want %v", k.Name, got[k], want[k.Name])
+		p, ok := d.(scheduler.Pending)
+		if !ok {
+			continue
+		}
+		if got := heads.isHead(p); got != want[p.Workload.Name] {
+			t.Errorf("%s: written = %v, want %v", p.Workload.Name, got, want[p.Workload.Name])
 		}
 	}
 }

@@ -84,7 +84,7 @@ func (p *pendingTracker) inadmissibleLQ(key types.NamespacedName) int {
 
 // pendingOne writes QuotaReserved=False with the engine's reason and message when
 // the reason changed, with a Pending event; the loop calls it for the heads of
-// the queues only (see pendingHeads). It returns the workload's LocalQueue name.
+// the queues only (see headPicker). It returns the workload's LocalQueue name.
 func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) (string, error) {
 	cached := &kueue.Workload{}
 	if err := l.client.Get(ctx, d.Workload, cached); err != nil {

@@ -248,11 +248,12 @@ func New(opts Options) *Scheduler {
 		nodeVer:        map[quota.FairNode]uint64{},
 		nodeIDs:        map[quota.FairNode]int{},
 
-		failedPreemption: map[string][]failedSearch{}, unfitOnceEvicted: map[string][]unfitOnceEvicted{},
-		victimOf:   map[types.NamespacedName]types.NamespacedName{},
-		strategies: strategiesOf(opts.FairSharing),
-		afs:        newAFS(opts.AdmissionFairSharing),
-		sleep:      newSleepState(),
+		failedPreemption: map[string][]failedSearch{},
+		unfitOnceEvicted: map[string][]unfitOnceEvicted{},
+		victimOf:         map[types.NamespacedName]types.NamespacedName{},
+		strategies:       strategiesOf(opts.FairSharing),
+		afs:              newAFS(opts.AdmissionFairSharing),
+		sleep:            newSleepState(),
 	}
 }
 

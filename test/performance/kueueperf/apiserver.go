@@ -72,11 +72,11 @@ func parentOf(pid int) (int, error) {
 	return ppid, nil
 }
 
-// restartAPIServer kills the running kube-apiserver with SIGKILL, starts it
+// killAndStartAPIServer kills the running kube-apiserver with SIGKILL, starts it
 // again with the same command line (its output appended to logPath) and waits
 // until it answers /readyz. It returns the new process, which the caller
 // stops before envtest's Stop, and how long the API server was down.
-func restartAPIServer(ctx context.Context, kubeconfig, logPath string) (*process, time.Duration, error) {
+func killAndStartAPIServer(ctx context.Context, kubeconfig, logPath string) (*process, time.Duration, error) {
 	pid, argv, err := apiServerProcess()
 	if err != nil {
 		return nil, 0, err

@@ -233,7 +233,7 @@ func (cr *chaosRun) killLeader(ctx context.Context) {
 func (cr *chaosRun) restartAPIServer(ctx context.Context) {
 	cr.rep.overAdmissions += overAdmitted(ctx, cr.k8s, cr.rep)
 	killed := time.Now()
-	p, down, err := restartAPIServer(ctx, cr.kc, filepath.Join(cr.side.dir, "apiserver-restarted.log"))
+	p, down, err := killAndStartAPIServer(ctx, cr.kc, filepath.Join(cr.side.dir, "apiserver-restarted.log"))
 	if p != nil {
 		cr.apiServer = p
 	}
