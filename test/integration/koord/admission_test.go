@@ -235,9 +235,12 @@ func TestSpecTrainingJobIsAdmittedAndResumed(t *testing.T) {
 		len(u.Status.Admissions) != 1 || u.Status.Admissions[0].Replicas != 2 {
 		t.Errorf("status = %+v, want Koord-Queue's dequeue record", u.Status)
 	}
-	if len(eventsWithReason(t, ns, "QueueUnit", "training-job", koord.EventScheduled)) != 1 {
-		t.Errorf("events %v: want one Scheduled", events(t, ns, "QueueUnit", "training-job"))
-	}
+	// The recorder writes events asynchronously, after the status write that
+	// waitPhase saw: wait for the event, then require exactly one.
+	eventually(t, "Scheduled event recorded", func() (bool, error) {
+		n := len(eventsWithReason(t, ns, "QueueUnit", "training-job", koord.EventScheduled))
+		return n == 1, fmt.Errorf("%d Scheduled events, want one: %v", n, events(t, ns, "QueueUnit", "training-job"))
+	})
 	eventually(t, "Job resumed", func() (bool, error) {
 		got := getJob(t, ns, "training-job")
 		return !*got.Spec.Suspend && got.Annotations[elasticquota.DequeueTimestampAnnotation] != "" &&
@@ -412,6 +415,12 @@ func TestRestartAdmitsNothingTwice(t *testing.T) {
 	create(t, job(ns, "held-1", "t7-team", "2", 1), job(ns, "held-2", "t7-team", "2", 1))
 	waitPhase(t, ns, "held-1", queuev1alpha1.Dequeued)
 	waitPhase(t, ns, "held-2", queuev1alpha1.Dequeued)
+	// Events are recorded asynchronously: let the first manager's land before
+	// it stops, so the check below counts the new manager's duplicates only.
+	eventually(t, "Scheduled events recorded", func() (bool, error) {
+		return len(eventsWithReason(t, ns, "QueueUnit", "held-1", koord.EventScheduled)) == 1 &&
+			len(eventsWithReason(t, ns, "QueueUnit", "held-2", koord.EventScheduled)) == 1, nil
+	})
 	mgr.stop()
 	// Created while no manager runs.
 	create(t, job(ns, "late", "t7-team", "1", 1))
