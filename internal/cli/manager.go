@@ -15,6 +15,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/internal/scheme"
 	"quokka.dev/quokka/internal/version"
 )
@@ -331,6 +333,15 @@ func managerOptions(cfg *configapi.Configuration, opts ManagerOptions) ctrl.Opti
 			CertDir: cfg.Webhook.CertDir,
 			TLSOpts: tlsOpts,
 		}),
+		// Workloads are the objects written most; nothing in the manager reads
+		// their managedFields, and the API server ignores them in a status
+		// update (a subresource write keeps the live object's), so the cache
+		// drops them: smaller copies on every read, and status writes that do
+		// not carry them back. Other kinds keep theirs (the Koord-Queue
+		// controller reads ElasticQuotas' update times from them). A
+		// DefaultTransform, not a per-object one: ByObject needs a REST mapping
+		// when the manager is built, and NewManager contacts no API server.
+		Cache: cache.Options{DefaultTransform: stripWorkloadManagedFields},
 	}
 	if le := cfg.LeaderElection; le != nil {
 		o.LeaderElection = cfg.LeaderElectionEnabled()
@@ -352,6 +363,15 @@ func managerOptions(cfg *configapi.Configuration, opts ManagerOptions) ctrl.Opti
 		o.LeaderElectionReleaseOnCancel = true
 	}
 	return o
+}
+
+// stripWorkloadManagedFields is the cache's transform: it drops a Workload's
+// managedFields and passes every other object through unchanged.
+func stripWorkloadManagedFields(obj any) (any, error) {
+	if wl, ok := obj.(*kueue.Workload); ok {
+		wl.ManagedFields = nil
+	}
+	return obj, nil
 }
 
 func derefOr[T any](p *T, def T) T {

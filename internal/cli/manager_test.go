@@ -7,11 +7,14 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
+	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
 // parse runs the manager command's flag parsing and configuration loading, which
@@ -137,6 +140,22 @@ leaderElection:
 	}
 	if o.Scheme == nil || !o.Scheme.IsGroupRegistered("kueue.x-k8s.io") || !o.Scheme.IsGroupRegistered("scheduling.sigs.k8s.io") {
 		t.Error("the manager's scheme does not hold the Kueue groups")
+	}
+
+	// Workloads are cached without managedFields (the manager's status writes
+	// then carry none); other kinds keep theirs (the Koord-Queue controller
+	// reads ElasticQuotas' update times from them).
+	if o.Cache.DefaultTransform == nil {
+		t.Fatal("no cache transform")
+	}
+	entry := []metav1.ManagedFieldsEntry{{Manager: "runner", Operation: metav1.ManagedFieldsOperationUpdate}}
+	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{ManagedFields: entry}}
+	eq := &koordv1alpha1.ElasticQuota{ObjectMeta: metav1.ObjectMeta{ManagedFields: entry}}
+	if got, err := o.Cache.DefaultTransform(wl); err != nil || len(got.(*kueue.Workload).ManagedFields) != 0 {
+		t.Errorf("cached Workload keeps managedFields %v (%v)", got.(*kueue.Workload).ManagedFields, err)
+	}
+	if got, err := o.Cache.DefaultTransform(eq); err != nil || len(got.(*koordv1alpha1.ElasticQuota).ManagedFields) != 1 {
+		t.Errorf("cached ElasticQuota lost its managedFields (%v)", err)
 	}
 
 	cfg.LeaderElection.ResourceNamespace = "leases-here"

@@ -63,6 +63,17 @@ func TestFinishedAndDeletedWorkloadsReleaseQuota(t *testing.T) {
 	if controllerutil.ContainsFinalizer(getWL(t, ns, "a"), core.Finalizer) {
 		t.Errorf("admitted standalone workload got finalizer %s", core.Finalizer)
 	}
+	// The manager's cache drops Workloads' managedFields, so its status writes
+	// carry none; the API server must keep the creator's entry and record the
+	// manager's own status write beside it.
+	var creator, statusWriter bool
+	for _, mf := range getWL(t, ns, "a").ManagedFields {
+		creator = creator || (mf.Subresource == "" && mf.Operation == metav1.ManagedFieldsOperationUpdate)
+		statusWriter = statusWriter || mf.Subresource == "status"
+	}
+	if !creator || !statusWriter {
+		t.Errorf("managedFields %+v: want the creator's entry and the manager's status entry", getWL(t, ns, "a").ManagedFields)
+	}
 	create(t, makeWL(ns, "b", "q", "cpu", "1"))
 	waitPending(t, ns, "b", scheduler.ReasonInsufficientQuota)
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -25,8 +24,14 @@ import (
 // and keeps every object.
 
 // apiServerProcess finds the kube-apiserver this process started through
-// envtest: a child process of ours whose command name is kube-apiserver.
+// envtest.
 func apiServerProcess() (pid int, argv []string, err error) {
+	return childProcess("kube-apiserver")
+}
+
+// childProcess finds a child process of ours by its command name (envtest
+// starts kube-apiserver and etcd as children of the harness).
+func childProcess(name string) (pid int, argv []string, err error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, nil, err
@@ -38,7 +43,7 @@ func apiServerProcess() (pid int, argv []string, err error) {
 			continue
 		}
 		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err != nil || strings.TrimSpace(string(comm)) != "kube-apiserver" {
+		if err != nil || strings.TrimSpace(string(comm)) != name {
 			continue
 		}
 		if parent, err := parentOf(p); err != nil || parent != self {
@@ -51,7 +56,7 @@ func apiServerProcess() (pid int, argv []string, err error) {
 		argv := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
 		return p, argv, nil
 	}
-	return 0, nil, errors.New("no kube-apiserver child process found")
+	return 0, nil, fmt.Errorf("no %s child process found", name)
 }
 
 // parentOf reads the parent PID from /proc/PID/stat.

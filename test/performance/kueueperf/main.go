@@ -24,6 +24,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 type options struct {
@@ -55,6 +58,10 @@ func main() {
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
 	flag.Parse()
+	// envtest and the clients log through controller-runtime; the harness
+	// reports through its table and the processes' own logs, so theirs go
+	// nowhere (unset, controller-runtime prints a warning with a stack).
+	ctrllog.SetLogger(logr.Discard())
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "kueueperf:", err)
 		os.Exit(1)

@@ -45,10 +45,15 @@ type sideResult struct {
 	// wall is the runner's run: first workload created to last finished.
 	wall time.Duration
 	// cpu is the manager's user+system CPU time (all its processes, under chaos).
-	cpu     time.Duration
-	summary *summary
-	writes  *auditCounts
-	chaos   *chaosReport
+	cpu time.Duration
+	// The other processes sharing the machine, over the runner's run: they
+	// compete with the manager for the same cores, so their CPU time shows
+	// where the run's time goes. Zero when not measured (under chaos the API
+	// server is restarted).
+	apiServerCPU, etcdCPU, runnerCPU time.Duration
+	summary                          *summary
+	writes                           *auditCounts
+	chaos                            *chaosReport
 }
 
 func (s *side) run(ctx context.Context) (*sideResult, error) {
@@ -81,6 +86,7 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 		go func() { chaosDone <- s.chaos.run(runCtx, s, managerKC) }()
 	}
 
+	control := startControlPlaneCPU()
 	start := time.Now()
 	runner := exec.CommandContext(ctx, s.runner, "--generatorConfig", s.config, "-o", s.dir, "--timeout", s.timeout.String())
 	runner.Env = append(os.Environ(), "KUBECONFIG="+runnerKC)
@@ -92,6 +98,12 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	runner.Stdout, runner.Stderr = logf, logf
 	runErr := runner.Run()
 	res.wall = time.Since(start)
+	if runner.ProcessState != nil {
+		res.runnerCPU = runner.ProcessState.UserTime() + runner.ProcessState.SystemTime()
+	}
+	if s.chaos == nil {
+		res.apiServerCPU, res.etcdCPU = control.since()
+	}
 	cancelRun()
 	if chaosDone != nil {
 		res.chaos = <-chaosDone
@@ -201,6 +213,35 @@ func (p *process) stop() {
 func (p *process) kill() {
 	_ = p.cmd.Process.Kill()
 	<-p.done
+}
+
+// controlPlaneCPU is the CPU time kube-apiserver and etcd had used when the
+// runner started, so that their start-up (CRDs, RBAC bootstrap) is not counted.
+type controlPlaneCPU struct {
+	apiServer, etcd time.Duration
+}
+
+func startControlPlaneCPU() controlPlaneCPU {
+	return controlPlaneCPU{apiServer: childCPU("kube-apiserver"), etcd: childCPU("etcd")}
+}
+
+// since is the CPU time each used from the start until now.
+func (c controlPlaneCPU) since() (apiServer, etcd time.Duration) {
+	return childCPU("kube-apiserver") - c.apiServer, childCPU("etcd") - c.etcd
+}
+
+// childCPU is a child process's CPU time by command name, zero if it is not
+// found (the table then shows the measurement as missing, not as free).
+func childCPU(name string) time.Duration {
+	pid, _, err := childProcess(name)
+	if err != nil {
+		return 0
+	}
+	d, err := procCPU(pid)
+	if err != nil {
+		return 0
+	}
+	return d
 }
 
 // procCPU is utime+stime of /proc/PID/stat, in clock ticks of 10 ms (Linux's

@@ -25,6 +25,15 @@ func printTable(w io.Writer, results []*sideResult) {
 	row("workloads", func(r *sideResult) string { return fmt.Sprint(r.summary.workloads()) })
 	row("wall", func(r *sideResult) string { return r.wall.Round(time.Second).String() })
 	row("manager CPU", func(r *sideResult) string { return r.cpu.Round(time.Second).String() })
+	measured := func(d time.Duration) string {
+		if d <= 0 {
+			return "-"
+		}
+		return d.Round(time.Second).String()
+	}
+	row("kube-apiserver CPU", func(r *sideResult) string { return measured(r.apiServerCPU) })
+	row("etcd CPU", func(r *sideResult) string { return measured(r.etcdCPU) })
+	row("runner CPU", func(r *sideResult) string { return measured(r.runnerCPU) })
 	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
 		row("avg time to admission, "+class, func(r *sideResult) string {
 			c, ok := r.summary.WorkloadClasses[class]
