@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // auditPolicy records every write (create, update, patch, delete) at the
@@ -30,6 +31,19 @@ type auditCounts struct {
 	// events counts events created or patched.
 	events int
 	total  int
+	// statusLatency sums the time the API server took to serve each
+	// workloads/status write (received to response), statusWrites counts them:
+	// the runner's Finished patches wait on the API server's load.
+	statusLatency time.Duration
+	statusWrites  int
+}
+
+// avgStatusLatency is the mean time a workloads/status write took.
+func (a *auditCounts) avgStatusLatency() time.Duration {
+	if a.statusWrites == 0 {
+		return 0
+	}
+	return a.statusLatency / time.Duration(a.statusWrites)
 }
 
 type auditEvent struct {
@@ -46,6 +60,8 @@ type auditEvent struct {
 	ResponseStatus *struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
+	Received  time.Time `json:"requestReceivedTimestamp"`
+	Completed time.Time `json:"stageTimestamp"`
 }
 
 // countAudit reads the API server's audit log and counts user's writes.
@@ -81,6 +97,10 @@ func countAudit(path, user string) (*auditCounts, error) {
 		}
 		if e.ObjectRef.Resource == "events" {
 			out.events++
+		}
+		if res == "workloads/status" {
+			out.statusLatency += e.Completed.Sub(e.Received)
+			out.statusWrites++
 		}
 	}
 	return out, sc.Err()

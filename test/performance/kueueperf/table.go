@@ -68,6 +68,10 @@ func printTable(w io.Writer, results []*sideResult) {
 	}
 	row("  of which refused with a conflict", func(r *sideResult) string { return perWorkload(r, r.writes.conflicts) })
 	row("manager events per workload", func(r *sideResult) string { return perWorkload(r, r.writes.events) })
+	row("avg API latency of a workload status write, manager / runner", func(r *sideResult) string {
+		return r.writes.avgStatusLatency().Round(100*time.Microsecond).String() + " / " +
+			r.runnerWrites.avgStatusLatency().Round(100*time.Microsecond).String()
+	})
 	if hasChaos(results) {
 		row("chaos: leader kills survived", func(r *sideResult) string {
 			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.kills) })
