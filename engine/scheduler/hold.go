@@ -157,14 +157,10 @@ type unfitOnceEvicted struct {
 }
 
 func (s *Scheduler) rememberUnfitOnceEvicted(cq string, usage resources.Amounts) {
-	us := s.unfitOnceEvicted[cq]
-	if len(us) > 0 && (us[0].epoch != s.epoch || us[0].victimsVer != s.victimsVer) {
-		us = us[:0]
-	}
-	if len(us) < maxRememberedPerQueue {
-		us = append(us, unfitOnceEvicted{epoch: s.epoch, victimsVer: s.victimsVer, usage: usage})
-	}
-	s.unfitOnceEvicted[cq] = us
+	u := unfitOnceEvicted{epoch: s.epoch, victimsVer: s.victimsVer, usage: usage}
+	s.unfitOnceEvicted[cq] = rememberMiss(s.unfitOnceEvicted[cq], u, func(old unfitOnceEvicted) bool {
+		return old.epoch == u.epoch && old.victimsVer == u.victimsVer
+	})
 }
 
 func deferKey(k types.NamespacedName) types.NamespacedName {

@@ -394,14 +394,20 @@ const maxRememberedPerQueue = 8
 // rememberFailed records a search that found no victims (or was hopeless)
 // for the queue, forgetting those of earlier epochs.
 func (s *Scheduler) rememberFailed(cq string, f failedSearch) {
-	fs := s.failedPreemption[cq]
-	if len(fs) > 0 && fs[0].epoch != f.epoch {
-		fs = fs[:0]
+	s.failedPreemption[cq] = rememberMiss(s.failedPreemption[cq], f, func(old failedSearch) bool { return old.epoch == f.epoch })
+}
+
+// rememberMiss appends v to a queue's remembered misses, first dropping them all
+// if they are no longer current (all entries share one state, so the first
+// tells), and keeping at most maxRememberedPerQueue.
+func rememberMiss[T any](list []T, v T, current func(T) bool) []T {
+	if len(list) > 0 && !current(list[0]) {
+		list = list[:0]
 	}
-	if len(fs) < maxRememberedPerQueue {
-		fs = append(fs, f)
+	if len(list) < maxRememberedPerQueue {
+		list = append(list, v)
 	}
-	s.failedPreemption[cq] = fs
+	return list
 }
 
 func (f failedSearch) same(o failedSearch) bool {
