@@ -186,6 +186,50 @@ type WorkloadStatus struct {
 	// requeueState tracks back-off after evictions.
 	// +optional
 	RequeueState *RequeueState `json:"requeueState,omitempty"`
+
+	// accumulatedPastExecutionTimeSeconds is the time, in seconds, the
+	// workload spent admitted in its previous admit-evict cycles. Kueue's job
+	// integrations write it when they finish an eviction (Kueue's workload
+	// library sets it as it clears the admission), so the field is declared
+	// for them to apply; Quokka keeps it and does not read it.
+	// +optional
+	AccumulatedPastExecutionTimeSeconds *int32 `json:"accumulatedPastExecutionTimeSeconds,omitempty"`
+
+	// schedulingStats counts the workload's evictions, per reason and
+	// underlying cause; written by Kueue's workload library beside the
+	// field above, kept and not read by Quokka.
+	// +optional
+	SchedulingStats *SchedulingStats `json:"schedulingStats,omitempty"`
+}
+
+// SchedulingStats are a workload's scheduling statistics.
+type SchedulingStats struct {
+	// evictions counts evictions by reason and underlying cause.
+	// +optional
+	// +listType=map
+	// +listMapKey=reason
+	// +listMapKey=underlyingCause
+	// +kubebuilder:validation:MaxItems=256
+	Evictions []WorkloadSchedulingStatsEviction `json:"evictions,omitempty"`
+}
+
+// WorkloadSchedulingStatsEviction counts the evictions of one reason and
+// underlying cause.
+type WorkloadSchedulingStatsEviction struct {
+	// reason is the eviction's reason, such as Preempted.
+	// +required
+	// +kubebuilder:validation:MaxLength=316
+	Reason string `json:"reason"`
+
+	// underlyingCause refines the reason; it may be empty.
+	// +required
+	// +kubebuilder:validation:MaxLength=316
+	UnderlyingCause string `json:"underlyingCause"`
+
+	// count is how many evictions had this reason and cause.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Count int32 `json:"count"`
 }
 
 // +kubebuilder:object:root=true
