@@ -42,6 +42,9 @@ type Admit struct {
 // Pending says why a workload was not admitted in this cycle.
 type Pending struct {
 	Workload types.NamespacedName
+	// LocalQueue is the workload's spec.queueName, so that drivers count
+	// pending workloads per LocalQueue without reading the object.
+	LocalQueue string
 	// ClusterQueue is "" when the workload did not reach one.
 	ClusterQueue string
 	// Reason is one of the Reason* codes.

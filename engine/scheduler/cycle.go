@@ -138,10 +138,10 @@ func (s *Scheduler) unroutable(out []Decision) []Decision {
 		}
 		for _, r := range sortedRecords(s.pendingByLQ[key]) {
 			if !ok {
-				out = append(out, Pending{Workload: r.info.Key, Reason: ReasonLocalQueueNotFound,
+				out = append(out, Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, Reason: ReasonLocalQueueNotFound,
 					Message: fmt.Sprintf("LocalQueue %s does not exist; create it or fix spec.queueName", key)})
 			} else {
-				out = append(out, Pending{Workload: r.info.Key, ClusterQueue: lq.cq, Reason: ReasonClusterQueueNotFound,
+				out = append(out, Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: lq.cq, Reason: ReasonClusterQueueNotFound,
 					Message: fmt.Sprintf("ClusterQueue %s, named by LocalQueue %s, does not exist", lq.cq, key)})
 			}
 		}
@@ -186,7 +186,7 @@ func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 				if d, ok := s.filter(q, e.r); ok {
 					*out = append(*out, d)
 				} else {
-					*out = append(*out, Pending{Workload: e.r.info.Key, ClusterQueue: name, Reason: reason, Message: st.Message})
+					*out = append(*out, Pending{Workload: e.r.info.Key, LocalQueue: e.r.lq.Name, ClusterQueue: name, Reason: reason, Message: st.Message})
 				}
 			}
 			continue
@@ -234,18 +234,18 @@ func rootName(c *quota.Cohort) string {
 // namespace not selected.
 func (s *Scheduler) filter(q *quota.ClusterQueue, r *record) (Decision, bool) {
 	if !r.info.Active {
-		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonInactive,
+		return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonInactive,
 			Message: "the workload has spec.active=false; set it to true to queue it"}, true
 	}
 	if r.info.Invalid != "" {
-		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonInvalid, Message: r.info.Invalid}, true
+		return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonInvalid, Message: r.info.Invalid}, true
 	}
 	if lq := s.localQueues[r.lq]; lq != nil && lq.stopped() {
-		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonStopped,
+		return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonStopped,
 			Message: fmt.Sprintf("LocalQueue %s is stopped (stopPolicy %s)", r.lq, lq.stop)}, true
 	}
 	if !s.namespaceSelected(q, r.info.Key.Namespace) {
-		return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonNamespaceNotSelected,
+		return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonNamespaceNotSelected,
 			Message: fmt.Sprintf("the namespaceSelector of ClusterQueue %s does not select namespace %s", q.Name(), r.info.Key.Namespace)}, true
 	}
 	return nil, false

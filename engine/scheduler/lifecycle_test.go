@@ -169,3 +169,19 @@ func TestClusterQueueView(t *testing.T) {
 		}
 	}
 }
+
+// A Pending decision names the workload's LocalQueue (its spec.queueName), so
+// that a driver counts pending workloads per LocalQueue without reading the
+// object; a workload whose LocalQueue does not exist names it all the same.
+func TestPendingNamesTheLocalQueue(t *testing.T) {
+	s := oneQueue(t, MakeClusterQueue("a").Quota("h100", gpu, "8"),
+		gpus("running", 8).ReserveQuota("a", "h100").Obj(), gpus("next", 8).Obj(),
+		MakeWorkload("ns", "lost").Queue("missing").Request(gpu, "1").Obj())
+	ds := s.Cycle(now)
+	if p := mustPending(t, ds, "next", ReasonInsufficientQuota); p.LocalQueue != "lq" {
+		t.Errorf("next: LocalQueue %q, want lq", p.LocalQueue)
+	}
+	if p := mustPending(t, ds, "lost", ReasonLocalQueueNotFound); p.LocalQueue != "missing" {
+		t.Errorf("lost: LocalQueue %q, want missing", p.LocalQueue)
+	}
+}

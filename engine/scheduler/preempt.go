@@ -269,7 +269,7 @@ func (s *Scheduler) waiting(q *quota.ClusterQueue, r *record) (Decision, bool) {
 	if !ok {
 		return nil, false
 	}
-	return Pending{Workload: r.info.Key, ClusterQueue: q.Name(), Reason: ReasonWaitingForPreemption,
+	return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonWaitingForPreemption,
 		Message: fmt.Sprintf("waiting for %d preempted workloads to be evicted", len(in.victims))}, true
 }
 

@@ -186,7 +186,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	}
 	if res.Preemption != nil && s.canPreempt(rn.q) && s.deferFit(rn.q, r, res.Preemption) {
 		rn.outcome.active = true
-		return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: ReasonWaitingForPreemption,
+		return append(out, Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonWaitingForPreemption,
 			Message: "fits once the workloads being evicted have let go of their quota"}), true
 	}
 	held := false
@@ -213,7 +213,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 			rn.outcome.noteUnfit(s.blockersOf(rn.q, r))
 		}
 	}
-	return append(out, Pending{Workload: r.info.Key, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message}), held
+	return append(out, Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message}), held
 }
 
 // notAdmitted settles a head that stopped fitting and moves its queue on.
@@ -240,7 +240,7 @@ func (s *Scheduler) blockRest(rn *run, blocker *record, out []Decision) []Decisi
 			out = append(out, d)
 			continue
 		}
-		out = append(out, Pending{Workload: e.r.info.Key, ClusterQueue: rn.q.Name(), Reason: ReasonBlockedByStrictFIFOHead, Message: msg})
+		out = append(out, Pending{Workload: e.r.info.Key, LocalQueue: e.r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonBlockedByStrictFIFOHead, Message: msg})
 	}
 }
 
