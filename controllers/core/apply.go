@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -35,34 +36,40 @@ type applyResult struct {
 // apply writes a cycle's decisions with a pool of workers. Decisions of one cycle
 // name distinct workloads (a Preempt names its victims, which are admitted and
 // so appear in no other decision), so their order between workers is free.
-func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision) *applyResult {
+func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision, now time.Time) *applyResult {
 	res := &applyResult{pendingKeys: workloadKeys{}, walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{},
 		inadmissibleByLQ: map[types.NamespacedName]int{}}
 	var heads headPicker
 	// Most decisions of a loaded cycle are Pending decisions that write
-	// nothing: they are counted here, in one pass, with their LocalQueues
-	// read from the engine in one go (reading the cached object only to
-	// learn its queue cost a fifth of the manager's CPU under Kueue's
-	// harness, every read being a deep copy). Only decisions that write go
-	// to the workers.
+	// nothing: they are counted here, in one pass, with the LocalQueue each
+	// decision names (reading the cached object only to learn its queue cost
+	// a fifth of the manager's CPU under Kueue's harness, every read being a
+	// deep copy, and asking the engine for it a twentieth). Only decisions
+	// that write go to the workers; a head's reason is written once the head
+	// has stayed pending for LoopOptions.PendingReasonAfter (see
+	// deferredReasons).
 	var writes []scheduler.Decision
-	l.engine.Do(func(s *scheduler.Scheduler) {
-		for _, d := range decisions {
-			if cq := decisionCQ(d); cq != "" {
-				res.walkedCQ[cq] = true
-			}
-			p, ok := d.(scheduler.Pending)
-			if !ok || heads.isHead(p) {
-				writes = append(writes, d)
-				continue
-			}
-			lq := ""
-			if v, ok := s.WorkloadState(p.Workload); ok {
-				lq = v.LocalQueue
-			}
-			res.countPending(p, lq, false)
+	for _, d := range decisions {
+		if cq := decisionCQ(d); cq != "" {
+			res.walkedCQ[cq] = true
 		}
-	})
+		p, ok := d.(scheduler.Pending)
+		if !ok {
+			if a, ok := d.(scheduler.Admit); ok {
+				l.deferred.drop(a.Workload)
+			}
+			writes = append(writes, d)
+			continue
+		}
+		head := heads.isHead(p)
+		switch {
+		case !head:
+			l.deferred.drop(p.Workload)
+		case !l.pending.seen(p.Workload, p.Reason, p.Message) && l.deferred.due(p, now):
+			writes = append(writes, d)
+		}
+		res.countPending(p, head)
+	}
 	work := make(chan scheduler.Decision)
 	var wg sync.WaitGroup
 	for range min(l.opts.Workers, len(writes)) {
@@ -119,13 +126,9 @@ func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyRes
 		}
 		res.add(func() { res.admitted++ })
 	case scheduler.Pending:
-		lq, err := l.pendingOne(ctx, d)
-		res.add(func() {
-			res.countPending(d, lq, true)
-			if err != nil {
-				res.failed++
-			}
-		})
+		if err := l.pendingOne(ctx, d); err != nil {
+			res.add(func() { res.failed++ })
+		}
 	case scheduler.Evict:
 		reason := d.Reason
 		if err := l.evict(ctx, d.Workload, d.ClusterQueue, reason, d.Message, nil); err != nil {
@@ -158,21 +161,21 @@ func decisionCQ(d scheduler.Decision) string {
 	return ""
 }
 
-// countPending counts a workload the cycle left pending, in lq ("" when
-// unknown); the caller holds mu or is the only goroutine. Only heads, whose
+// countPending counts a workload the cycle left pending; the caller is the
+// only goroutine. Only heads, whose
 // reasons are written, are remembered by key: the pending tracker keeps what
 // it wrote for them (a workload that was a head and is no longer is
 // forgotten, and its condition is read from the object should it become a
 // head again).
-func (r *applyResult) countPending(d scheduler.Pending, lq string, head bool) {
+func (r *applyResult) countPending(d scheduler.Pending, head bool) {
 	if head {
 		r.pendingKeys[d.Workload] = struct{}{}
 	}
 	if d.ClusterQueue != "" {
 		r.inadmissibleByCQ[d.ClusterQueue]++
 	}
-	if lq != "" {
-		r.inadmissibleByLQ[types.NamespacedName{Namespace: d.Workload.Namespace, Name: lq}]++
+	if d.LocalQueue != "" {
+		r.inadmissibleByLQ[types.NamespacedName{Namespace: d.Workload.Namespace, Name: d.LocalQueue}]++
 	}
 }
 

@@ -28,8 +28,10 @@ type loop struct {
 	events    EventRecorder
 	metrics   *metrics.Metrics
 	pending   *pendingTracker
-	resync    chan<- event.GenericEvent
-	opts      LoopOptions
+	// deferred holds the heads' pending reasons not written yet.
+	deferred *deferredReasons
+	resync   chan<- event.GenericEvent
+	opts     LoopOptions
 	// fairSharing publishes weighted shares in queue and cohort status.
 	fairSharing bool
 	// sampleEvery is admission fair sharing's sampling interval: the loop
@@ -45,8 +47,17 @@ type loop struct {
 // LoopOptions tune the loop; zero values take the defaults.
 type LoopOptions struct {
 	// Debounce is how long the loop waits after a change for more changes to
-	// join the same cycle.
+	// join the same cycle; at least CycleGapFactor times as long as the last
+	// cycle's engine work took.
 	Debounce time.Duration
+	// CycleGapFactor bounds the share of the loop's time spent in the
+	// engine's cycles: after a cycle whose engine work took d, the next
+	// starts d×CycleGapFactor later at the earliest. Each cycle walks every
+	// awake queue's pending workloads; when little else spaced the cycles
+	// out (fewer writes per cycle), back-to-back cycles while Kueue's harness
+	// created its 15,000 workloads took half the manager's CPU, which the API
+	// server and the runner then lacked.
+	CycleGapFactor int
 	// StatusInterval bounds how often queue status is written.
 	StatusInterval time.Duration
 	// RetryAfter is when a cycle whose writes failed is retried.
@@ -59,6 +70,9 @@ type LoopOptions struct {
 	// Waking every queue every cycle cost half the manager's CPU under
 	// Kueue's harness.
 	FullCycleEvery time.Duration
+	// PendingReasonAfter is how long a queue's head stays pending before
+	// its reason is written (see deferredReasons).
+	PendingReasonAfter time.Duration
 }
 
 func (o LoopOptions) withDefaults() LoopOptions {
@@ -67,6 +81,9 @@ func (o LoopOptions) withDefaults() LoopOptions {
 		// cycle (each cycle walks every awake queue's pending workloads),
 		// short against any wait for quota.
 		o.Debounce = 100 * time.Millisecond
+	}
+	if o.CycleGapFactor == 0 {
+		o.CycleGapFactor = 4
 	}
 	if o.StatusInterval == 0 {
 		o.StatusInterval = 250 * time.Millisecond
@@ -79,6 +96,9 @@ func (o LoopOptions) withDefaults() LoopOptions {
 	}
 	if o.FullCycleEvery == 0 {
 		o.FullCycleEvery = 5 * time.Second
+	}
+	if o.PendingReasonAfter == 0 {
+		o.PendingReasonAfter = 2 * time.Second
 	}
 	return o
 }
@@ -102,7 +122,8 @@ func (l *loop) Start(ctx context.Context) error {
 	// status writes never delay admissions.
 	statusDirty := make(chan struct{}, 1)
 	go l.statusLoop(ctx, statusDirty)
-	var retry, sample <-chan time.Time
+	var retry, sample, reasonsDue <-chan time.Time
+	var lastCycle time.Duration
 	if l.sampleEvery > 0 {
 		t := time.NewTicker(l.sampleEvery)
 		defer t.Stop()
@@ -115,22 +136,31 @@ func (l *loop) Start(ctx context.Context) error {
 		case <-l.engine.Changed():
 		case <-retry:
 		case <-sample:
+		case <-reasonsDue:
+			if l.writeDueReasons(ctx) {
+				retry = time.After(l.opts.RetryAfter)
+			}
+			reasonsDue = l.nextReasonsDue()
+			continue
 		}
 		// Let a burst of changes (many workloads created at once) settle
 		// into one cycle.
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(l.opts.Debounce):
+		case <-time.After(max(l.opts.Debounce, lastCycle*time.Duration(l.opts.CycleGapFactor))):
 		}
 		select {
 		case <-l.engine.Changed():
 		default:
 		}
 		retry = nil
-		if failed := l.runCycle(ctx); failed {
+		failed, took := l.runCycle(ctx)
+		if failed {
 			retry = time.After(l.opts.RetryAfter)
 		}
+		lastCycle = took
+		reasonsDue = l.nextReasonsDue()
 		select {
 		case statusDirty <- struct{}{}:
 		default:
@@ -157,8 +187,9 @@ func (l *loop) statusLoop(ctx context.Context, dirty <-chan struct{}) {
 }
 
 // runCycle runs one engine cycle and applies its decisions. It reports whether
-// some write failed, so the caller retries later.
-func (l *loop) runCycle(ctx context.Context) bool {
+// some write failed, so the caller retries later, and how long the engine's
+// work took (see CycleGapFactor).
+func (l *loop) runCycle(ctx context.Context) (bool, time.Duration) {
 	start := l.now()
 	var decisions []scheduler.Decision
 	l.engine.Do(func(s *scheduler.Scheduler) {
@@ -173,18 +204,52 @@ func (l *loop) runCycle(ctx context.Context) bool {
 		}
 		decisions = s.Cycle(start)
 	})
+	took := l.now().Sub(start)
 	if len(decisions) == 0 {
-		return false
+		return false, took
 	}
-	res := l.apply(ctx, decisions)
+	res := l.apply(ctx, decisions, start)
 	result := metrics.ResultInadmissible
 	if res.admitted > 0 {
 		result = metrics.ResultSuccess
 	}
 	l.metrics.AdmissionAttempt(result, l.now().Sub(start))
 	l.pending.endCycle(res.pendingKeys, res.walkedCQ, res.inadmissibleByCQ, res.inadmissibleByLQ)
+	l.deferred.prune(res.pendingKeys, res.walkedCQ)
 	l.log.V(3).Info("cycle applied", "decisions", len(decisions), "admitted", res.admitted, "failed", res.failed)
-	return res.failed > 0
+	return res.failed > 0, took
+}
+
+// writeDueReasons writes the reasons of the heads that have stayed pending for
+// the grace period, without a cycle: their queues may sleep. It reports
+// whether a write failed.
+func (l *loop) writeDueReasons(ctx context.Context) bool {
+	due := l.deferred.expired(l.now())
+	var still []scheduler.Pending
+	l.engine.Do(func(s *scheduler.Scheduler) {
+		for _, d := range due {
+			if v, ok := s.WorkloadState(d.Workload); ok && v.State == scheduler.StatePending {
+				still = append(still, d)
+			}
+		}
+	})
+	failed := false
+	for _, d := range still {
+		if err := l.pendingOne(ctx, d); err != nil {
+			failed = true
+		}
+	}
+	return failed
+}
+
+// nextReasonsDue fires when the next deferred reason falls due; nil when
+// none waits.
+func (l *loop) nextReasonsDue() <-chan time.Time {
+	at, ok := l.deferred.next()
+	if !ok {
+		return nil
+	}
+	return time.After(max(0, at.Sub(l.now())))
 }
 
 // workloadKeys is a set of workload keys.

@@ -84,15 +84,10 @@ func (p *pendingTracker) inadmissibleLQ(key types.NamespacedName) int {
 
 // pendingOne writes QuotaReserved=False with the engine's reason and message when
 // the reason changed, with a Pending event; the loop calls it for the heads of
-// the queues only (see headPicker). It returns the workload's LocalQueue name.
-func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) (string, error) {
-	cached := &kueue.Workload{}
-	if err := l.client.Get(ctx, d.Workload, cached); err != nil {
-		return "", ignoreGone(err)
-	}
-	lq := string(cached.Spec.QueueName)
-	if l.pending.seen(d.Workload, d.Reason, d.Message) || pendingUnchanged(cached, d.Reason, d.Message) {
-		return lq, nil
+// the queues only (see headPicker).
+func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
+	if l.pending.seen(d.Workload, d.Reason, d.Message) {
+		return nil
 	}
 	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
 		if wl.Status.Admission != nil || isTrue(wl, kueue.WorkloadFinished) || pendingUnchanged(wl, d.Reason, d.Message) {
@@ -107,10 +102,10 @@ func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) (string, err
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		l.log.Error(err, "writing pending reason", "workload", d.Workload, "reason", d.Reason)
-		return lq, fmt.Errorf("marking workload %s pending: %w", d.Workload, err)
+		return fmt.Errorf("marking workload %s pending: %w", d.Workload, err)
 	default:
 		l.pending.remember(d.Workload, d.Reason, d.Message)
 		l.events.Eventf(wl, corev1.EventTypeNormal, EventPending, "%s: %s", d.Reason, d.Message)
 	}
-	return lq, nil
+	return nil
 }

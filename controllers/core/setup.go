@@ -67,6 +67,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding metrics: %w", err)
 	}
+	loopOpts := opts.Loop.withDefaults()
 	l := &loop{
 		log:       mgr.GetLogger().WithName("scheduler"),
 		engine:    engine,
@@ -76,8 +77,9 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		events:    events,
 		metrics:   m,
 		pending:   pending,
+		deferred:  newDeferredReasons(loopOpts.PendingReasonAfter),
 		resync:    resync,
-		opts:      opts.Loop.withDefaults(),
+		opts:      loopOpts,
 		now:       opts.Now,
 
 		fairSharing: cfg.FairSharingEnabled(),
