@@ -70,21 +70,27 @@ func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision, now ti
 		}
 		res.countPending(p, head)
 	}
+	l.write(ctx, writes, res)
+	return res
+}
+
+// write makes the writes of decisions with the pool of workers, and returns
+// when all are done.
+func (l *loop) write(ctx context.Context, decisions []scheduler.Decision, res *applyResult) {
 	work := make(chan scheduler.Decision)
 	var wg sync.WaitGroup
-	for range min(l.opts.Workers, len(writes)) {
+	for range min(l.opts.Workers, len(decisions)) {
 		wg.Go(func() {
 			for d := range work {
 				l.applyOne(ctx, d, res)
 			}
 		})
 	}
-	for _, d := range writes {
+	for _, d := range decisions {
 		work <- d
 	}
 	close(work)
 	wg.Wait()
-	return res
 }
 
 // headPicker picks, in one pass over a cycle's decisions, the Pending

@@ -225,7 +225,7 @@ func (l *loop) runCycle(ctx context.Context) (bool, time.Duration) {
 // whether a write failed.
 func (l *loop) writeDueReasons(ctx context.Context) bool {
 	due := l.deferred.expired(l.now())
-	var still []scheduler.Pending
+	var still []scheduler.Decision
 	l.engine.Do(func(s *scheduler.Scheduler) {
 		for _, d := range due {
 			if v, ok := s.WorkloadState(d.Workload); ok && v.State == scheduler.StatePending {
@@ -233,13 +233,9 @@ func (l *loop) writeDueReasons(ctx context.Context) bool {
 			}
 		}
 	})
-	failed := false
-	for _, d := range still {
-		if err := l.pendingOne(ctx, d); err != nil {
-			failed = true
-		}
-	}
-	return failed
+	res := &applyResult{}
+	l.write(ctx, still, res)
+	return res.failed > 0
 }
 
 // nextReasonsDue fires when the next deferred reason falls due; nil when
