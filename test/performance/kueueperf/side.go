@@ -122,12 +122,11 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	if res.summary, err = readSummary(filepath.Join(s.dir, "summary.yaml")); err != nil {
 		return nil, err
 	}
-	if res.writes, err = countAudit(filepath.Join(s.dir, "audit.log"), managerUser); err != nil {
+	counts, err := countAudit(filepath.Join(s.dir, "audit.log"), managerUser, runnerUser)
+	if err != nil {
 		return nil, err
 	}
-	if res.runnerWrites, err = countAudit(filepath.Join(s.dir, "audit.log"), runnerUser); err != nil {
-		return nil, err
-	}
+	res.writes, res.runnerWrites = counts[managerUser], counts[runnerUser]
 	return res, nil
 }
 
