@@ -39,8 +39,10 @@ func (l *loop) admit(ctx context.Context, d scheduler.Admit) error {
 	l.pending.forget(d.Workload)
 	// One event, where Kueue records QuotaReserved and then Admitted: without
 	// admission checks both happen in the same write, and every event is one
-	// more write for the API server (README, "Decisions").
-	l.events.Eventf(wl, corev1.EventTypeNormal, EventAdmitted, "%s and admitted, wait time since queued was %.0fs", msg, l.waited(wl).Seconds())
+	// more write for the API server; past a budget, none (README, "Decisions").
+	if l.admittedEvents.allow(l.now()) {
+		l.events.Eventf(wl, corev1.EventTypeNormal, EventAdmitted, "%s and admitted, wait time since queued was %.0fs", msg, l.waited(wl).Seconds())
+	}
 	l.metrics.Admitted(d.ClusterQueue, l.waited(wl))
 	return nil
 }

@@ -69,18 +69,19 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	}
 	loopOpts := opts.Loop.withDefaults()
 	l := &loop{
-		log:       mgr.GetLogger().WithName("scheduler"),
-		engine:    engine,
-		client:    mgr.GetClient(),
-		apiReader: mgr.GetAPIReader(),
-		cache:     mgr.GetCache(),
-		events:    events,
-		metrics:   m,
-		pending:   pending,
-		deferred:  newDeferredReasons(loopOpts.PendingReasonAfter),
-		resync:    resync,
-		opts:      loopOpts,
-		now:       opts.Now,
+		log:            mgr.GetLogger().WithName("scheduler"),
+		engine:         engine,
+		client:         mgr.GetClient(),
+		apiReader:      mgr.GetAPIReader(),
+		cache:          mgr.GetCache(),
+		events:         events,
+		metrics:        m,
+		pending:        pending,
+		deferred:       newDeferredReasons(loopOpts.PendingReasonAfter),
+		admittedEvents: newEventBudget(loopOpts.AdmittedEventsPerSecond),
+		resync:         resync,
+		opts:           loopOpts,
+		now:            opts.Now,
 
 		fairSharing: cfg.FairSharingEnabled(),
 	}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/controllers/core"
 	"quokka.dev/quokka/internal/scheme"
 )
 
@@ -127,4 +128,42 @@ func requeuedFor(wl *kueue.Workload, reason string) bool {
 	r, q, a := cond(wl, kueue.WorkloadRequeued), cond(wl, kueue.WorkloadQuotaReserved), cond(wl, kueue.WorkloadAdmitted)
 	return r != nil && r.Status == metav1.ConditionTrue && r.Reason == reason &&
 		q != nil && q.Status == metav1.ConditionFalse && a != nil && a.Status == metav1.ConditionFalse
+}
+
+// Past the loop's budget for Admitted events, admissions record none: with a
+// budget of one event (a rate of 0.01 a second), five workloads admitted
+// together leave exactly one Admitted event, while each is admitted.
+func TestAdmittedEventsBeyondTheBudgetAreSkipped(t *testing.T) {
+	ns := "event-budget"
+	cpuQueue(t, ns, "5")
+	for i := range 5 {
+		create(t, makeWL(ns, fmt.Sprintf("wl-%d", i), "q", "cpu", "1"))
+	}
+	startManagerOpts(t, nil, nil, core.LoopOptions{AdmittedEventsPerSecond: 0.01})
+	waitAdmitted(t, ns, "wl-0", "wl-1", "wl-2", "wl-3", "wl-4")
+	admittedEvents := func() int {
+		var events corev1.EventList
+		if err := env.Client.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
+			t.Fatalf("listing events: %v", err)
+		}
+		n := 0
+		for _, e := range events.Items {
+			if e.Reason == "Admitted" {
+				n += int(max(1, e.Count))
+			}
+		}
+		return n
+	}
+	eventually(t, 10*time.Second, func() string {
+		if n := admittedEvents(); n != 1 {
+			return fmt.Sprintf("%d Admitted events, want 1", n)
+		}
+		return ""
+	})
+	consistently(t, 2*time.Second, func() string {
+		if n := admittedEvents(); n != 1 {
+			return fmt.Sprintf("%d Admitted events, want 1", n)
+		}
+		return ""
+	})
 }

@@ -45,6 +45,12 @@ func startManager(t *testing.T, configure func(*configapi.Configuration)) *runni
 // the first.
 func startManagerWith(t *testing.T, configure func(*configapi.Configuration), registry *prometheus.Registry) *runningManager {
 	t.Helper()
+	return startManagerOpts(t, configure, registry, core.LoopOptions{})
+}
+
+// startManagerOpts also sets the scheduling loop's options.
+func startManagerOpts(t *testing.T, configure func(*configapi.Configuration), registry *prometheus.Registry, loop core.LoopOptions) *runningManager {
+	t.Helper()
 	cfg := configapi.Default()
 	cfg.LeaderElection.LeaderElect = ptr.To(false)
 	cfg.Health.HealthProbeBindAddress = "0"
@@ -57,7 +63,7 @@ func startManagerWith(t *testing.T, configure func(*configapi.Configuration), re
 	mgr, err := cli.NewManager(restConfig, cfg, cli.ManagerOptions{
 		MetricsSecure: false,
 		Controllers: []cli.Controller{{Name: "core", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
-			opts := core.Options{}
+			opts := core.Options{Loop: loop}
 			if registry != nil {
 				opts.Registerer = registry
 			}
