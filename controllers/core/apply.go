@@ -33,10 +33,11 @@ type applyResult struct {
 	inadmissibleByLQ map[types.NamespacedName]int
 }
 
-// apply writes a cycle's decisions with a pool of workers. Decisions of one cycle
-// name distinct workloads (a Preempt names its victims, which are admitted and
-// so appear in no other decision), so their order between workers is free.
-func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision, now time.Time) *applyResult {
+// plan counts a cycle's decisions and picks those that write, for write.
+// Decisions of one cycle name distinct workloads (a Preempt names its victims,
+// which are admitted and so appear in no other decision), so their order
+// between write's workers is free.
+func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult, []scheduler.Decision) {
 	res := &applyResult{pendingKeys: workloadKeys{}, walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{},
 		inadmissibleByLQ: map[types.NamespacedName]int{}}
 	var heads headPicker
@@ -70,27 +71,7 @@ func (l *loop) apply(ctx context.Context, decisions []scheduler.Decision, now ti
 		}
 		res.countPending(p, head)
 	}
-	l.write(ctx, writes, res)
-	return res
-}
-
-// write makes the writes of decisions with the pool of workers, and returns
-// when all are done.
-func (l *loop) write(ctx context.Context, decisions []scheduler.Decision, res *applyResult) {
-	work := make(chan scheduler.Decision)
-	var wg sync.WaitGroup
-	for range min(l.opts.Workers, len(decisions)) {
-		wg.Go(func() {
-			for d := range work {
-				l.applyOne(ctx, d, res)
-			}
-		})
-	}
-	for _, d := range decisions {
-		work <- d
-	}
-	close(work)
-	wg.Wait()
+	return res, writes
 }
 
 // headPicker picks, in one pass over a cycle's decisions, the Pending

@@ -32,8 +32,10 @@ type loop struct {
 	deferred *deferredReasons
 	// admittedEvents bounds the Admitted events (see eventBudget).
 	admittedEvents *eventBudget
-	resync         chan<- event.GenericEvent
-	opts           LoopOptions
+	// writes runs each cycle's writes beside the next cycle.
+	writes *cycleWrites
+	resync chan<- event.GenericEvent
+	opts   LoopOptions
 	// fairSharing publishes weighted shares in queue and cohort status.
 	fairSharing bool
 	// sampleEvery is admission fair sharing's sampling interval: the loop
@@ -132,6 +134,7 @@ func (l *loop) Start(ctx context.Context) error {
 		return fmt.Errorf("scheduling loop: %w", err)
 	}
 	l.log.Info("engine rebuilt from the API; scheduling")
+	defer l.writes.wait()
 	// Status is written beside the cycles, not between them, so that slow
 	// status writes never delay admissions.
 	statusDirty := make(chan struct{}, 1)
@@ -149,11 +152,12 @@ func (l *loop) Start(ctx context.Context) error {
 			return nil
 		case <-l.engine.Changed():
 		case <-retry:
+		case <-l.writes.failed:
+			retry = time.After(l.opts.RetryAfter)
+			continue
 		case <-sample:
 		case <-reasonsDue:
-			if l.writeDueReasons(ctx) {
-				retry = time.After(l.opts.RetryAfter)
-			}
+			l.writeDueReasons(ctx)
 			reasonsDue = l.nextReasonsDue()
 			continue
 		}
@@ -169,11 +173,7 @@ func (l *loop) Start(ctx context.Context) error {
 		default:
 		}
 		retry = nil
-		failed, took := l.runCycle(ctx)
-		if failed {
-			retry = time.After(l.opts.RetryAfter)
-		}
-		lastCycle = took
+		lastCycle = l.runCycle(ctx)
 		reasonsDue = l.nextReasonsDue()
 		select {
 		case statusDirty <- struct{}{}:
@@ -200,10 +200,10 @@ func (l *loop) statusLoop(ctx context.Context, dirty <-chan struct{}) {
 	}
 }
 
-// runCycle runs one engine cycle and applies its decisions. It reports whether
-// some write failed, so the caller retries later, and how long the engine's
-// work took (see CycleGapFactor).
-func (l *loop) runCycle(ctx context.Context) (bool, time.Duration) {
+// runCycle runs one engine cycle and starts its writes (see cycleWrites); a
+// failed write signals writes.failed, for a retry. It returns how long the
+// engine's work took (see CycleGapFactor).
+func (l *loop) runCycle(ctx context.Context) time.Duration {
 	start := l.now()
 	var decisions []scheduler.Decision
 	l.engine.Do(func(s *scheduler.Scheduler) {
@@ -220,24 +220,27 @@ func (l *loop) runCycle(ctx context.Context) (bool, time.Duration) {
 	})
 	took := l.now().Sub(start)
 	if len(decisions) == 0 {
-		return false, took
+		return took
 	}
-	res := l.apply(ctx, decisions, start)
-	result := metrics.ResultInadmissible
-	if res.admitted > 0 {
-		result = metrics.ResultSuccess
-	}
-	l.metrics.AdmissionAttempt(result, l.now().Sub(start))
-	l.pending.endCycle(res.pendingKeys, res.walkedCQ, res.inadmissibleByCQ, res.inadmissibleByLQ)
+	res, writes := l.plan(decisions, start)
 	l.deferred.prune(res.pendingKeys, res.walkedCQ)
-	l.log.V(3).Info("cycle applied", "decisions", len(decisions), "admitted", res.admitted, "failed", res.failed)
-	return res.failed > 0, took
+	l.writes.start(writes, func(d scheduler.Decision) { l.applyOne(ctx, d, res) }, func() bool {
+		result := metrics.ResultInadmissible
+		if res.admitted > 0 {
+			result = metrics.ResultSuccess
+		}
+		l.metrics.AdmissionAttempt(result, l.now().Sub(start))
+		l.pending.endCycle(res.pendingKeys, res.walkedCQ, res.inadmissibleByCQ, res.inadmissibleByLQ)
+		l.log.V(3).Info("cycle applied", "decisions", len(decisions), "admitted", res.admitted, "failed", res.failed)
+		return res.failed > 0
+	})
+	return took
 }
 
 // writeDueReasons writes the reasons of the heads that have stayed pending for
-// the grace period, without a cycle: their queues may sleep. It reports
-// whether a write failed.
-func (l *loop) writeDueReasons(ctx context.Context) bool {
+// the grace period, without a cycle: their queues may sleep. A failed write
+// signals writes.failed, for a retry.
+func (l *loop) writeDueReasons(ctx context.Context) {
 	due := l.deferred.expired(l.now())
 	var still []scheduler.Decision
 	l.engine.Do(func(s *scheduler.Scheduler) {
@@ -247,9 +250,11 @@ func (l *loop) writeDueReasons(ctx context.Context) bool {
 			}
 		}
 	})
+	if len(still) == 0 {
+		return
+	}
 	res := &applyResult{}
-	l.write(ctx, still, res)
-	return res.failed > 0
+	l.writes.start(still, func(d scheduler.Decision) { l.applyOne(ctx, d, res) }, func() bool { return res.failed > 0 })
 }
 
 // nextReasonsDue fires when the next deferred reason falls due; nil when

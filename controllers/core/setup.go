@@ -79,6 +79,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		pending:        pending,
 		deferred:       newDeferredReasons(loopOpts.PendingReasonAfter),
 		admittedEvents: newEventBudget(loopOpts.AdmittedEventsPerSecond),
+		writes:         newCycleWrites(loopOpts.Workers),
 		resync:         resync,
 		opts:           loopOpts,
 		now:            opts.Now,

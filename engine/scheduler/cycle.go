@@ -49,7 +49,10 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	}
 	s.quiet = s.opts.QuietCycles && !s.explainNext
 	s.explainNext = false
-	var out []Decision
+	// Most of a loaded cycle's decisions are Pending ones, about as many
+	// as the last cycle's: room for them up front spares the copies of a
+	// growing list.
+	out := make([]Decision, 0, s.lastDecisions)
 	out = s.evictions(out)
 	out = s.unroutable(out)
 	before := s.cache.Version()
@@ -72,6 +75,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.epoch++ // the world changes between cycles
 	clear(s.failedPreemption)
 	clear(s.unfitOnceEvicted)
+	s.lastDecisions = len(out)
 	if s.quiet {
 		out = withoutPending(out)
 	}

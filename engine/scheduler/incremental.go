@@ -105,7 +105,7 @@ func (s *Scheduler) assignAsIs(q *quota.ClusterQueue, r *record) flavorassigner.
 	if shape != "" {
 		// The shape cache lives for one walk of one cycle, quiet or not.
 		if res, ok := s.shapesFor(q).unfit[prioShape{priority: r.priority, shape: shape}]; ok {
-			r.memo = &assignMemo{ver: ver, q: q, info: r.info, res: *res, structVer: s.structVer, explained: !s.quiet, candVer: s.candVer}
+			s.setMemo(r, assignMemo{ver: ver, q: q, info: r.info, res: *res, structVer: s.structVer, explained: !s.quiet, candVer: s.candVer})
 			return *res
 		}
 	}
@@ -124,15 +124,24 @@ func (s *Scheduler) assignAsIs(q *quota.ClusterQueue, r *record) flavorassigner.
 		// parts of it that depend on the structure only.
 		return res
 	}
-	if r.memo == nil {
-		r.memo = &assignMemo{}
-	}
-	*r.memo = assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer, explained: !s.quiet, candVer: s.candVer}
+	s.setMemo(r, assignMemo{ver: ver, q: q, info: r.info, res: res, structVer: s.structVer, explained: !s.quiet, candVer: s.candVer})
 	if shape != "" {
 		shared := res
 		s.shapesFor(q).unfit[prioShape{priority: r.priority, shape: shape}] = &shared
 	}
 	return res
+}
+
+// setMemo records r's last failed assignment in place: a pending workload is
+// assigned again in most cycles of a loaded cluster, and a fresh memo each
+// time was half of what a cycle allocated under Kueue's baseline load (and the
+// garbage collector's work with it). Readers copy what they need from the memo
+// and keep no pointer to it past the next assignment.
+func (s *Scheduler) setMemo(r *record, m assignMemo) {
+	if r.memo == nil {
+		r.memo = &assignMemo{}
+	}
+	*r.memo = m
 }
 
 // beginCycle runs right after settlePreemptions, which started at cache

@@ -135,7 +135,9 @@ type Scheduler struct {
 	// explainNext is set by WakeAll; quiet is true in a cycle that returns
 	// no Pending decisions (Options.QuietCycles).
 	explainNext bool
-	quiet       bool
+	// lastDecisions is how many decisions the last cycle made (see Cycle).
+	lastDecisions int
+	quiet         bool
 	// lost counts the heads lostForGood spared an evaluation, for tests, and
 	// hopelessMemo remembers hopelessThroughout's answers.
 	lost         uint64
