@@ -10,7 +10,9 @@ import (
 	"quokka.dev/quokka/engine/scheduler"
 )
 
-func wlKey(name string) types.NamespacedName { return types.NamespacedName{Namespace: "ns", Name: name} }
+func wlKey(name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: "ns", Name: name}
+}
 
 // A cycle's writes run in the background: start returns while they are in
 // flight, so that the loop can run the next cycle's engine work. The next
