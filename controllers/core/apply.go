@@ -24,7 +24,7 @@ var errSkip = errors.New("decision does not apply to the current object")
 type applyResult struct {
 	mu               sync.Mutex
 	admitted, failed int
-	// pendingKeys are the heads the cycle left pending (see countPending).
+	// pendingKeys are the heads the cycle left pending (see plan).
 	pendingKeys workloadKeys
 	// walkedCQ are the ClusterQueues with a decision in the cycle: their
 	// inadmissible counts are replaced, the others' kept.
@@ -49,10 +49,19 @@ func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult
 	// that write go to the workers; a head's reason is written once the head
 	// has stayed pending for LoopOptions.PendingReasonAfter (see
 	// deferredReasons).
+	//
+	// A workload that is no longer its queue's head keeps its deferred
+	// reason until deferredReasons.prune, after this pass, forgets it: the
+	// queue was walked and the workload is not among its heads.
 	var writes []scheduler.Decision
+	var lastCQ string
+	var run pendingRun
 	for _, d := range decisions {
-		if cq := decisionCQ(d); cq != "" {
+		// The engine's decisions come queue by queue: consecutive ones
+		// share their ClusterQueue and LocalQueue, and are noted once.
+		if cq := decisionCQ(d); cq != "" && cq != lastCQ {
 			res.walkedCQ[cq] = true
+			lastCQ = cq
 		}
 		p, ok := d.(scheduler.Pending)
 		if !ok {
@@ -63,15 +72,48 @@ func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult
 			continue
 		}
 		head := heads.isHead(p)
-		switch {
-		case !head:
-			l.deferred.drop(p.Workload)
-		case !l.pending.seen(p.Workload, p.Reason, p.Message) && l.deferred.due(p, now):
-			writes = append(writes, d)
+		if head {
+			res.pendingKeys[p.Workload] = struct{}{}
+			if !l.pending.seen(p.Workload, p.Reason, p.Message) && l.deferred.due(p, now) {
+				writes = append(writes, d)
+			}
 		}
-		res.countPending(p, head)
+		run.count(res, p)
 	}
+	run.flush(res)
 	return res, writes
+}
+
+// pendingRun sums the inadmissible counts of consecutive Pending decisions
+// of one ClusterQueue and LocalQueue before they reach applyResult's maps: a
+// loaded cycle has one Pending decision per pending workload, and a map
+// update for each cost more than the rest of the pass.
+type pendingRun struct {
+	cq string
+	lq types.NamespacedName
+	n  int
+}
+
+func (r *pendingRun) count(res *applyResult, d scheduler.Pending) {
+	lq := types.NamespacedName{Namespace: d.Workload.Namespace, Name: d.LocalQueue}
+	if r.n > 0 && (d.ClusterQueue != r.cq || lq != r.lq) {
+		r.flush(res)
+	}
+	r.cq, r.lq = d.ClusterQueue, lq
+	r.n++
+}
+
+func (r *pendingRun) flush(res *applyResult) {
+	if r.n == 0 {
+		return
+	}
+	if r.cq != "" {
+		res.inadmissibleByCQ[r.cq] += r.n
+	}
+	if r.lq.Name != "" {
+		res.inadmissibleByLQ[r.lq] += r.n
+	}
+	r.n = 0
 }
 
 // headPicker picks, in one pass over a cycle's decisions, the Pending
@@ -146,24 +188,6 @@ func decisionCQ(d scheduler.Decision) string {
 		return d.PreemptorClusterQueue
 	}
 	return ""
-}
-
-// countPending counts a workload the cycle left pending; the caller is the
-// only goroutine. Only heads, whose
-// reasons are written, are remembered by key: the pending tracker keeps what
-// it wrote for them (a workload that was a head and is no longer is
-// forgotten, and its condition is read from the object should it become a
-// head again).
-func (r *applyResult) countPending(d scheduler.Pending, head bool) {
-	if head {
-		r.pendingKeys[d.Workload] = struct{}{}
-	}
-	if d.ClusterQueue != "" {
-		r.inadmissibleByCQ[d.ClusterQueue]++
-	}
-	if d.LocalQueue != "" {
-		r.inadmissibleByLQ[types.NamespacedName{Namespace: d.Workload.Namespace, Name: d.LocalQueue}]++
-	}
 }
 
 func (r *applyResult) add(fn func()) {

@@ -34,3 +34,46 @@ func TestPendingHeads(t *testing.T) {
 		}
 	}
 }
+
+// The inadmissible counts sum every Pending decision per ClusterQueue and per
+// LocalQueue, whether a queue's decisions come in one run or interleaved with
+// other queues' (the pending-workload gauges read them).
+func TestPendingCountsPerQueue(t *testing.T) {
+	pending := func(ns, name, lq, cq string) scheduler.Pending {
+		return scheduler.Pending{Workload: types.NamespacedName{Namespace: ns, Name: name}, LocalQueue: lq, ClusterQueue: cq, Reason: "InsufficientQuota"}
+	}
+	decisions := []scheduler.Pending{
+		pending("ns1", "a1", "lq-a", "a"),
+		pending("ns1", "a2", "lq-a", "a"),
+		pending("ns2", "a3", "lq-a", "a"), // same LocalQueue name, another namespace
+		pending("ns1", "b1", "lq-b", "b"),
+		pending("ns1", "a4", "lq-a", "a"),
+		pending("ns1", "x1", "lq-missing", ""),
+		pending("ns1", "x2", "", ""),
+	}
+	res := &applyResult{inadmissibleByCQ: map[string]int{}, inadmissibleByLQ: map[types.NamespacedName]int{}}
+	var run pendingRun
+	for _, d := range decisions {
+		run.count(res, d)
+	}
+	run.flush(res)
+	wantCQ := map[string]int{"a": 4, "b": 1}
+	wantLQ := map[types.NamespacedName]int{{Namespace: "ns1", Name: "lq-a"}: 3, {Namespace: "ns2", Name: "lq-a"}: 1,
+		{Namespace: "ns1", Name: "lq-b"}: 1, {Namespace: "ns1", Name: "lq-missing"}: 1}
+	if len(res.inadmissibleByCQ) != len(wantCQ) {
+		t.Errorf("per ClusterQueue %v, want %v", res.inadmissibleByCQ, wantCQ)
+	}
+	for k, v := range wantCQ {
+		if res.inadmissibleByCQ[k] != v {
+			t.Errorf("per ClusterQueue %v, want %v", res.inadmissibleByCQ, wantCQ)
+		}
+	}
+	if len(res.inadmissibleByLQ) != len(wantLQ) {
+		t.Errorf("per LocalQueue %v, want %v", res.inadmissibleByLQ, wantLQ)
+	}
+	for k, v := range wantLQ {
+		if res.inadmissibleByLQ[k] != v {
+			t.Errorf("per LocalQueue %v, want %v", res.inadmissibleByLQ, wantLQ)
+		}
+	}
+}

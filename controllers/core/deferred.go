@@ -51,7 +51,8 @@ func (r *deferredReasons) due(d scheduler.Pending, now time.Time) bool {
 	return false
 }
 
-// drop forgets a workload: admitted, or no longer its queue's head.
+// drop forgets an admitted workload. (One that is no longer its queue's
+// head is forgotten by prune.)
 func (r *deferredReasons) drop(key types.NamespacedName) {
 	delete(r.byKey, key)
 }

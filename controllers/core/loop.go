@@ -245,7 +245,11 @@ func (l *loop) writeDueReasons(ctx context.Context) {
 	var still []scheduler.Decision
 	l.engine.Do(func(s *scheduler.Scheduler) {
 		for _, d := range due {
-			if v, ok := s.WorkloadState(d.Workload); ok && v.State == scheduler.StatePending {
+			// Still pending, and in the ClusterQueue the reason was
+			// given in, if any (a workload whose LocalQueue moved to
+			// another one is decided there afresh).
+			if v, ok := s.WorkloadState(d.Workload); ok && v.State == scheduler.StatePending &&
+				(d.ClusterQueue == "" || v.ClusterQueue == d.ClusterQueue) {
 				still = append(still, d)
 			}
 		}
