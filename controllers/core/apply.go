@@ -33,10 +33,10 @@ type applyResult struct {
 	inadmissibleByLQ map[types.NamespacedName]int
 }
 
-// plan counts a cycle's decisions and picks those that write, for write.
+// plan counts a cycle's decisions and picks those that write, for cycleWrites.
 // Decisions of one cycle name distinct workloads (a Preempt names its victims,
 // which are admitted and so appear in no other decision), so their order
-// between write's workers is free.
+// between its workers is free.
 func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult, []scheduler.Decision) {
 	res := &applyResult{pendingKeys: workloadKeys{}, walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{},
 		inadmissibleByLQ: map[types.NamespacedName]int{}}
