@@ -64,7 +64,19 @@ func needs(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts) map[r
 	return out
 }
 
+// usesAny tells whether usage has some of a cell of frs. It ranges over the
+// smaller map: a search asks it of every candidate of the tree's borrowing
+// queues, with one or two cells needed against a usage of several, and on a
+// backlog of 60,000 jobs ranging over the usage was a fifth of a simulation.
 func usesAny(usage resources.Amounts, frs map[resources.FlavorResource]bool) bool {
+	if len(frs) < len(usage) {
+		for fr, in := range frs {
+			if in && usage[fr] > 0 {
+				return true
+			}
+		}
+		return false
+	}
 	for fr, v := range usage {
 		if v > 0 && frs[fr] {
 			return true

@@ -49,7 +49,8 @@ type Preemptor struct {
 }
 
 // Source lists the workloads holding quota in a ClusterQueue that may still be
-// chosen (the scheduler leaves out those already being evicted).
+// chosen (the scheduler leaves out those already being evicted). The list may
+// be shared between calls: callers read it and never modify it.
 type Source interface {
 	Admitted(cq string) []*Candidate
 }

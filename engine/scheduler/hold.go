@@ -69,8 +69,20 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 		s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts})
 	}
 	s.epoch++
+	s.ownHolds[q.Name()]++
 	s.touch(q)
 	return true
+}
+
+// viewEpoch is the epoch as q's own workloads see it: it moves with every
+// usage change but q's own holds, which are released whenever one of q's
+// workloads is assigned or searches for victims (withoutOwnHolds). In a deep
+// queue whose waiting workloads hold quota, each of them holds in turn; with
+// the plain epoch, the answers remembered for the first of a shape (shapes.go,
+// failedPreemption) were stale for the next one, which then asked the
+// preemption oracle again for the same answer.
+func (s *Scheduler) viewEpoch(q *quota.ClusterQueue) uint64 {
+	return s.epoch - s.ownHolds[q.Name()]
 }
 
 // reserve is what a waiting assignment holds (Kueue's

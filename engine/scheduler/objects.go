@@ -171,6 +171,7 @@ func (s *Scheduler) lookupPriority(ref kueue.PriorityClassRef) (int32, bool) {
 func (s *Scheduler) repriorize() {
 	s.wakeAll()
 	clear(s.admittedSorted)
+	clear(s.admittedCands)
 	for _, r := range s.workloads {
 		if r.info.Priority != nil || r.info.PriorityClass == nil {
 			continue

@@ -21,6 +21,7 @@ type oracle struct {
 // SimulatePreemption implements flavorassigner.Oracle.
 func (o *oracle) SimulatePreemption(q *quota.ClusterQueue, fr resources.FlavorResource, quantity int64) (flavorassigner.Possibility, int) {
 	s := o.s
+	s.oracleRuns++
 	var p flavorassigner.Possibility
 	var h int
 	s.withVictimsGone(func() {

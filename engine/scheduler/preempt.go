@@ -299,7 +299,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	// time): a search that failed for an equal workload at the same epoch would
 	// fail again. Not so when PreemptionConfig rules read the preemptor's
 	// labels or LocalQueue: then an equal workload may find victims.
-	memo := failedSearch{epoch: s.epoch, priority: r.priority, usage: res.Preemption.Usage}
+	memo := failedSearch{epoch: s.viewEpoch(q), priority: r.priority, usage: res.Preemption.Usage}
 	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
 	if remember {
 		for _, f := range s.failedPreemption[q.Name()] {
@@ -505,12 +505,43 @@ func preemptionMessage(r *record, cq, reason string) string {
 type source struct{ s *Scheduler }
 
 func (src source) Admitted(cq string) []*preemption.Candidate {
+	s := src.s
+	afsQueue := false
+	if q, ok := s.cache.ClusterQueue(cq); ok {
+		afsQueue = s.usesAFS(q)
+	}
+	// Within a cycle the list changes only when a victim is chosen or a
+	// workload admitted before the cycle leaves or joins (attachAdmitted,
+	// detach): the running cycle's admissions are no candidates. A search
+	// asks for the list of every borrowing queue of its tree, and the
+	// preemption oracle searches for each pending workload that needs room,
+	// so on a deep backlog the lists were built again hundreds of times a
+	// cycle. Under admission fair sharing a candidate carries its
+	// LocalQueue's decayed usage, read afresh each time: no caching there.
+	cacheable := s.inCycle && !afsQueue
+	if cacheable {
+		if l, ok := s.admittedCands[cq]; ok && l.cycle == s.cycle && l.victimsVer == s.victimsVer {
+			return l.list
+		}
+	}
+	out := src.admitted(cq, afsQueue)
+	if cacheable {
+		s.admittedCands[cq] = candidateList{cycle: s.cycle, victimsVer: s.victimsVer, list: out}
+	}
+	return out
+}
+
+// candidateList is a ClusterQueue's candidates at one cycle and set of
+// victims in flight.
+type candidateList struct {
+	cycle, victimsVer uint64
+	list              []*preemption.Candidate
+}
+
+// admitted builds cq's candidate list.
+func (src source) admitted(cq string, afsQueue bool) []*preemption.Candidate {
 	m := src.s.admittedByCQ[cq]
 	out := make([]*preemption.Candidate, 0, len(m))
-	afsQueue := false
-	if q, ok := src.s.cache.ClusterQueue(cq); ok {
-		afsQueue = src.s.usesAFS(q)
-	}
 	for key, r := range m {
 		if _, busy := src.s.victimOf[key]; busy {
 			continue

@@ -68,7 +68,10 @@ type Scheduler struct {
 	admittedByLQ map[types.NamespacedName]map[types.NamespacedName]*record
 	// admittedSorted caches admittedByCQ's lists by priority (byPriority).
 	admittedSorted map[string][]*record
-	deactivated    map[types.NamespacedName]*record
+	// admittedCands caches preemption candidates per ClusterQueue within a
+	// cycle (source.Admitted).
+	admittedCands map[string]candidateList
+	deactivated   map[types.NamespacedName]*record
 	// lists holds the ordered pending workloads per ClusterQueue name.
 	lists map[string]*pendingList
 	gen   uint64
@@ -110,6 +113,9 @@ type Scheduler struct {
 	// workloads behind them do not search again.
 	epoch            uint64
 	failedPreemption map[string][]failedSearch
+	// ownHolds counts, per ClusterQueue, the moves of epoch made by its own
+	// holds, which its own workloads do not see (see viewEpoch).
+	ownHolds map[string]uint64
 	// unfitOnceEvicted remembers, per ClusterQueue, assignments that would
 	// not fit even once the evictions in flight complete (see deferFit).
 	unfitOnceEvicted map[string][]unfitOnceEvicted
@@ -139,8 +145,10 @@ type Scheduler struct {
 	lastDecisions int
 	quiet         bool
 	// lost counts the heads lostForGood spared an evaluation, for tests, and
-	// hopelessMemo remembers hopelessThroughout's answers.
+	// hopelessMemo remembers hopelessThroughout's answers; oracleRuns counts
+	// the flavor assigner's preemption searches, for tests.
 	lost         uint64
+	oracleRuns   uint64
 	hopelessMemo map[string]hopelessAnswer
 	// runs and heads are the cycle's walks and candidates (see slab.go).
 	runs  slab[run]
@@ -240,6 +248,7 @@ func New(opts Options) *Scheduler {
 		pendingByLQ:    map[types.NamespacedName]map[types.NamespacedName]*record{},
 		admittedByCQ:   map[string]map[types.NamespacedName]*record{},
 		admittedSorted: map[string][]*record{},
+		admittedCands:  map[string]candidateList{},
 		hopelessMemo:   map[string]hopelessAnswer{},
 		admittedByLQ:   map[types.NamespacedName]map[types.NamespacedName]*record{},
 		deactivated:    map[types.NamespacedName]*record{},
@@ -251,6 +260,7 @@ func New(opts Options) *Scheduler {
 		nodeIDs:        map[quota.FairNode]int{},
 
 		failedPreemption: map[string][]failedSearch{},
+		ownHolds:         map[string]uint64{},
 		unfitOnceEvicted: map[string][]unfitOnceEvicted{},
 		victimOf:         map[types.NamespacedName]types.NamespacedName{},
 		strategies:       strategiesOf(opts.FairSharing),

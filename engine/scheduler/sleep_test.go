@@ -107,3 +107,32 @@ func TestPreemptionInCycleWakesLaterSleepingQueue(t *testing.T) {
 		t.Fatalf("victims %q, want L:InClusterQueue,V:InCohortReclamation (decisions %v)", got, ds)
 	}
 }
+
+// A queue that cannot always reclaim makes each waiting workload hold what it
+// waits for (hold.go), and its own workloads do not see those holds. So the
+// holds of a deep queue's waiting workloads do not change what the next one of
+// the same shape is told: the flavor assigner's preemption search ran for the
+// first of three equal workloads, and its answer served the other two in the
+// same cycle (before, each hold made the remembered answer stale and each
+// workload searched again). All three still wait, and hold, as before.
+func TestOwnHoldsDoNotRepeatTheOracleSearch(t *testing.T) {
+	s := pair(t, Options{}, MakeClusterQueue("a").Quota("default", "cpu", "4").Preemption(never, lower),
+		MakeClusterQueue("b").Quota("default", "cpu", "4").Preemption(never, never))
+	admitted(t, s, "a", job("a", "running", 4, 10))
+	admitted(t, s, "b", job("b", "running", 4, 0))
+	for _, name := range []string{"w1", "w2", "w3"} {
+		apply(t, s, job("a", name, 2, 0).Obj())
+	}
+	ds := s.Cycle(now)
+	for _, name := range []string{"w1", "w2", "w3"} {
+		if _, ok := pendingFor(ds, name); !ok {
+			t.Fatalf("%s: no pending decision; decisions: %v", name, ds)
+		}
+	}
+	if len(admits(ds)) != 0 || len(preempts(ds)) != 0 {
+		t.Fatalf("nothing may be admitted or preempted: %v", ds)
+	}
+	if s.oracleRuns != 1 {
+		t.Fatalf("the preemption oracle ran %d times for three equal workloads at one state, want 1", s.oracleRuns)
+	}
+}

@@ -159,6 +159,11 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 	s.wake(cq)
 	addIndex(s.admittedByCQ, cq, r)
 	delete(s.admittedSorted, cq)
+	if !s.inCycle || r.admittedCycle != s.cycle {
+		// Candidates admitted by the running cycle are none (source.Admitted):
+		// only others change the list.
+		delete(s.admittedCands, cq)
+	}
 	addIndex(s.admittedByLQ, r.lq, r)
 	if !r.info.Active {
 		s.deactivated[r.info.Key] = r
@@ -182,6 +187,7 @@ func (s *Scheduler) detach(r *record) {
 		s.wake(r.admission.ClusterQueue)
 		delIndex(s.admittedByCQ, r.admission.ClusterQueue, key)
 		delete(s.admittedSorted, r.admission.ClusterQueue)
+		delete(s.admittedCands, r.admission.ClusterQueue)
 		delIndex(s.admittedByLQ, r.lq, key)
 		delete(s.deactivated, key)
 	}
