@@ -149,7 +149,7 @@ func attempts(q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, hier
 // attempt removes the valid candidates in order until p fits (within nominal
 // quota unless borrow), then gives back the victims it did not need.
 func attempt(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, frs map[resources.FlavorResource]bool, order []*classicCand, borrow bool) []Target {
-	s := &sim{cache: c}
+	s := &sim{cache: c, cells: onlyCells(p.Assignment.Usage, frs)}
 	defer s.undo()
 	var victims []*Candidate
 	reasons := map[*Candidate]string{}

@@ -33,7 +33,7 @@ func (o *Oracle) SimulatePreemption(q *quota.ClusterQueue, fr resources.FlavorRe
 		h, _ := quota.BorrowHeight(q, fr, quantity)
 		return flavorassigner.NoCandidates, h
 	}
-	s := &sim{cache: o.Cache}
+	s := &sim{cache: o.Cache, cells: onlyCells(p.Assignment.Usage, map[resources.FlavorResource]bool{fr: true})}
 	own := false
 	for _, t := range targets {
 		s.remove(t.Candidate)

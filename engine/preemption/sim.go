@@ -7,23 +7,37 @@ import (
 	"quokka.dev/quokka/engine/resources"
 )
 
-// sim removes candidates from the cache one by one and can put them back; undo
-// restores every removal, so that a search leaves the cache as it found it.
+// sim takes candidates' usage out of the cache one by one and can put it
+// back; undo restores every removal, so that a search leaves the cache as it
+// found it. With cells set, only those cells are taken out (quota.Cache.Lift,
+// see onlyCells); without, whole charges are released and charged again.
 type sim struct {
 	cache   *quota.Cache
+	cells   map[resources.FlavorResource]bool
 	removed []*Candidate
 }
 
 func (s *sim) remove(c *Candidate) {
-	s.cache.Release(c.Key)
-	s.removed = append(s.removed, c)
+	if s.cells == nil {
+		s.cache.Release(c.Key)
+		s.removed = append(s.removed, c)
+		return
+	}
+	if s.cache.Lift(c.Key, s.cells) {
+		s.removed = append(s.removed, c)
+	}
 }
 
 // restore puts one removed candidate back.
 func (s *sim) restore(c *Candidate) {
-	s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
+	if s.cells == nil {
+		s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
+	}
 	for i, r := range s.removed {
 		if r == c {
+			if s.cells != nil {
+				s.cache.Restore(c.Key, s.cells)
+			}
 			s.removed = append(s.removed[:i], s.removed[i+1:]...)
 			return
 		}
@@ -33,9 +47,29 @@ func (s *sim) restore(c *Candidate) {
 func (s *sim) undo() {
 	for i := len(s.removed) - 1; i >= 0; i-- {
 		c := s.removed[i]
-		s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
+		if s.cells == nil {
+			s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
+		} else {
+			s.cache.Restore(c.Key, s.cells)
+		}
 	}
 	s.removed = s.removed[:0]
+}
+
+// onlyCells is frs when a classic search may take only those cells of its
+// candidates out of the cache: when the preemptor uses no other cell. The
+// search then reads nothing else: fits checks the preemptor's cells, valid
+// and the oracle's borrowing height the cells of frs. (A preemptor that also
+// uses cells where it fits already must see its own queue's usage drop in
+// them too, for the attempt that must end within nominal quota.) nil means
+// every cell.
+func onlyCells(usage resources.Amounts, frs map[resources.FlavorResource]bool) map[resources.FlavorResource]bool {
+	for fr := range usage {
+		if !frs[fr] {
+			return nil
+		}
+	}
+	return frs
 }
 
 // fits tells whether usage fits in q now; without allowBorrowing the queue must

@@ -34,19 +34,24 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 // noteBorrowingIn records whether q borrows in the cells of a charge that
 // changed: the only cells whose state a charge or release can change.
 func (c *Cache) noteBorrowingIn(q *ClusterQueue, cells resources.Amounts) {
+	for fr := range cells {
+		c.noteBorrowingAt(q, fr)
+	}
+}
+
+// noteBorrowingAt records whether q borrows in cell fr.
+func (c *Cache) noteBorrowingAt(q *ClusterQueue, fr resources.FlavorResource) {
 	if c.borrowers == nil {
 		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
 	}
-	for fr := range cells {
-		set, indexed := c.borrowers[fr]
-		switch {
-		case q.usage[fr] > q.subtree[fr] && indexed:
-			set[q.Name()] = q
-		case q.usage[fr] > q.subtree[fr]:
-			c.borrowers[fr] = map[string]*ClusterQueue{q.Name(): q}
-		case indexed:
-			delete(set, q.Name())
-		}
+	set, indexed := c.borrowers[fr]
+	switch {
+	case q.usage[fr] > q.subtree[fr] && indexed:
+		set[q.Name()] = q
+	case q.usage[fr] > q.subtree[fr]:
+		c.borrowers[fr] = map[string]*ClusterQueue{q.Name(): q}
+	case indexed:
+		delete(set, q.Name())
 	}
 }
 

@@ -55,6 +55,43 @@ func (c *Cache) Release(key types.NamespacedName) {
 	}
 }
 
+// Lift takes the cells of a workload's charge that are in cells out of its
+// queue's usage, as Release would, but keeps the charge on record for Restore
+// to put back; it tells whether there was a charge. A preemption search whose
+// preemptor needs room in those cells alone reads no other (see package
+// preemption's sim), and takes out and puts back every candidate of its tree
+// one by one: with Release and Charge, a third of a loaded simulation went
+// into updating the other cells, the record of charges and its index by
+// queue. Between Lift and Restore the workload must be neither charged nor
+// released, and Charged and ChargedTo still count it.
+func (c *Cache) Lift(key types.NamespacedName, cells map[resources.FlavorResource]bool) bool {
+	return c.shift(key, cells, removeUsage)
+}
+
+// Restore puts back what Lift took out, given the same cells.
+func (c *Cache) Restore(key types.NamespacedName, cells map[resources.FlavorResource]bool) {
+	c.shift(key, cells, addUsage)
+}
+
+func (c *Cache) shift(key types.NamespacedName, cells map[resources.FlavorResource]bool, move func(*ClusterQueue, resources.FlavorResource, int64)) bool {
+	ch, ok := c.charges[key]
+	if !ok {
+		return false
+	}
+	c.version++
+	q, ok := c.ClusterQueue(ch.cq)
+	if !ok {
+		return true
+	}
+	for fr := range cells {
+		if v, ok := ch.usage[fr]; ok {
+			move(q, fr, v)
+			c.noteBorrowingAt(q, fr)
+		}
+	}
+	return true
+}
+
 // Charged returns the queue and usage charged for a workload.
 func (c *Cache) Charged(key types.NamespacedName) (string, resources.Amounts, bool) {
 	ch, ok := c.charges[key]
