@@ -20,24 +20,17 @@ type sim struct {
 func (s *sim) remove(c *Candidate) {
 	if s.cells == nil {
 		s.cache.Release(c.Key)
-		s.removed = append(s.removed, c)
-		return
+	} else if !s.cache.Lift(c.Key, s.cells) {
+		return // nothing charged: nothing to put back
 	}
-	if s.cache.Lift(c.Key, s.cells) {
-		s.removed = append(s.removed, c)
-	}
+	s.removed = append(s.removed, c)
 }
 
 // restore puts one removed candidate back.
 func (s *sim) restore(c *Candidate) {
-	if s.cells == nil {
-		s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
-	}
 	for i, r := range s.removed {
 		if r == c {
-			if s.cells != nil {
-				s.cache.Restore(c.Key, s.cells)
-			}
+			s.put(c)
 			s.removed = append(s.removed[:i], s.removed[i+1:]...)
 			return
 		}
@@ -46,14 +39,18 @@ func (s *sim) restore(c *Candidate) {
 
 func (s *sim) undo() {
 	for i := len(s.removed) - 1; i >= 0; i-- {
-		c := s.removed[i]
-		if s.cells == nil {
-			s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
-		} else {
-			s.cache.Restore(c.Key, s.cells)
-		}
+		s.put(s.removed[i])
 	}
 	s.removed = s.removed[:0]
+}
+
+// put gives a removed candidate's usage back to the cache.
+func (s *sim) put(c *Candidate) {
+	if s.cells == nil {
+		s.cache.Charge(c.Key, c.ClusterQueue, c.Usage)
+	} else {
+		s.cache.Restore(c.Key, s.cells)
+	}
 }
 
 // onlyCells is frs when a classic search may take only those cells of its
