@@ -109,15 +109,15 @@ type classicCand struct {
 // nominal quota (KEP-13396's hero workloads).
 func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) []Target {
 	own := sameQueueCandidates(q, p, src, frs)
-	hier, prio := hierarchicalCandidates(c, q, p, src, frs)
+	hier, prio := hierarchicalCandidates(c, q, p, src, frs, onlyWithBorrowing(q, frs, ruled))
 	if len(ruled) > 0 {
 		own, hier = addRuled(q, own, hier, prio, ruled)
 	}
+	if len(own)+len(hier)+len(prio) == 0 || beyondReach(c, q, p.Assignment.Usage, frs, own, hier, prio) {
+		return nil
+	}
 	for _, l := range [][]*classicCand{own, hier, prio} {
 		slices.SortFunc(l, func(a, b *classicCand) int { return compareCandidates(a.Candidate, b.Candidate, q.Name()) })
-	}
-	if len(own)+len(hier)+len(prio) == 0 {
-		return nil
 	}
 	order := make([]*classicCand, 0, len(own)+len(hier)+len(prio))
 	order = append(append(append(order, hier...), prio...), own...)
@@ -127,6 +127,46 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 		}
 	}
 	return nil
+}
+
+// beyondReach tells that no attempt can succeed: in some cell that needs
+// room, the request exceeds what q has available plus everything the
+// candidates use there. Taking a workload's usage out of the cache raises
+// what any queue of its tree has available by at most that usage (every step
+// of Available adds, subtracts, or takes the minimum or maximum of usages
+// with unit weight), so even with every candidate gone the request would not
+// fit; an attempt, which takes fewer, fails all the more. Searches that find
+// nothing are most of them on a backlog (nearly all the preemption oracle's,
+// which asks for every pending workload that needs room), and this answers
+// them without sorting, taking out and putting back every candidate.
+func beyondReach(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts, frs map[resources.FlavorResource]bool, groups ...[]*classicCand) bool {
+	for fr := range frs {
+		reach := c.Available(q, fr).Available
+		for _, g := range groups {
+			for _, cand := range g {
+				reach += cand.Usage[fr]
+			}
+		}
+		if usage[fr] > reach {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyWithBorrowing tells, before any candidate is collected, that the search
+// makes one attempt only, with borrowing allowed (see attempts): borrowing
+// within the Cohort is forbidden and q is not below its nominal quota in the
+// cells that need preemption. Then every candidate of another queue over which
+// the preemptor has no hierarchical advantage is reclaimWithoutBorrowing and
+// never valid (see valid), so the search need not collect, sort or try them.
+// Under Kueue-like overload most oracle searches are of this kind and find
+// nothing: they had collected and sorted every workload of the tree's
+// borrowing queues for nothing. Rule-selected candidates are merged with the
+// others (addRuled), so with rules everything is collected as before.
+func onlyWithBorrowing(q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) bool {
+	forbidden, _ := borrowWithinCohortForbidden(q)
+	return forbidden && len(ruled) == 0 && !underNominal(q, frs)
 }
 
 // attempts lists the attempts Kueue makes, by whether borrowing is allowed,
@@ -224,7 +264,9 @@ func sameQueueCandidates(q *quota.ClusterQueue, p *Preemptor, src Source, frs ma
 	}
 	var out []*classicCand
 	for _, cand := range src.Admitted(q.Name()) {
-		if usesAny(cand.Usage, frs) && withinQueueAllowed(pol, cand, p) {
+		// The policy first: comparing priorities is cheaper than looking
+		// up the needed cells in the candidate's usage.
+		if withinQueueAllowed(pol, cand, p) && usesAny(cand.Usage, frs) {
 			out = append(out, &classicCand{Candidate: cand, v: withinQueue})
 		}
 	}
@@ -246,7 +288,11 @@ func sameQueueCandidates(q *quota.ClusterQueue, p *Preemptor, src Source, frs ma
 // the cache's index of borrowing queues gives them without walking the tree:
 // for each, the lowest Cohort it shares with q is A, and every Cohort between
 // them must use more than its quota.
-func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool) (hier, prio []*classicCand) {
+//
+// With hierOnly (see onlyWithBorrowing) the candidates only priority allows
+// are not listed, and the queues found where p has no advantage are not looked
+// into.
+func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, hierOnly bool) (hier, prio []*classicCand) {
 	pol := q.Preemption.ReclaimWithinCohort
 	if pol == kueue.PreemptionPolicyNever || pol == "" {
 		return nil, nil
@@ -265,6 +311,9 @@ func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor,
 		f, remaining = fitsInQuota(a.SubtreeQuotaOf, a.UsageOf, a.LocalAvailable, remaining)
 		fitsBelow = fitsBelow || f
 	}
+	if hierOnly && !slices.Contains(adv, true) {
+		return nil, nil
+	}
 	c.EachBorrowerInTree(q, frs, func(o *quota.ClusterQueue) {
 		if o == q {
 			return
@@ -280,7 +329,7 @@ func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor,
 				return // its subtree stays within its quota: not looked into
 			}
 		}
-		if level < 0 {
+		if level < 0 || (hierOnly && !adv[level]) {
 			return
 		}
 		for _, cand := range src.Admitted(o.Name()) {

@@ -75,3 +75,43 @@ func TestPropertyLiftIsReleaseInItsCells(t *testing.T) {
 		})
 	}
 }
+
+// Releasing workloads raises what any queue of the tree has available in a
+// cell by at most what they used there, and never lowers it: package
+// preemption ends a search early when the request exceeds the queue's
+// availability plus everything its candidates use (beyondReach), which is
+// right only if no set of evictions can raise the availability by more.
+// threeLevels has lending and borrowing limits at every level, where the
+// pass-through of usage to the parent is not one to one.
+func TestPropertyReleaseRaisesAvailableAtMostByItsUsage(t *testing.T) {
+	queues := []string{"a1", "a2", "b1"}
+	for seed := uint64(1); seed <= 200; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		c := threeLevels(t)
+		var keys []types.NamespacedName
+		usage := map[types.NamespacedName]int64{}
+		for i := range 2 + rng.IntN(10) {
+			k := types.NamespacedName{Namespace: "ns", Name: fmt.Sprint("w", i)}
+			keys = append(keys, k)
+			usage[k] = int64(1 + rng.IntN(7))
+			c.Charge(k, queues[rng.IntN(len(queues))], resources.Amounts{h100GPU: usage[k]})
+		}
+		before := map[string]int64{}
+		for _, name := range queues {
+			before[name] = c.Available(mustCQ(t, c, name), h100GPU).Available
+		}
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		var released int64
+		for _, k := range keys[:1+rng.IntN(len(keys))] {
+			released += usage[k]
+			c.Release(k)
+		}
+		for _, name := range queues {
+			after := c.Available(mustCQ(t, c, name), h100GPU).Available
+			if after < before[name] || after > before[name]+released {
+				t.Fatalf("seed %d: %s available %d before, %d after releasing %d GPUs; want between %d and %d",
+					seed, name, before[name], after, released, before[name], before[name]+released)
+			}
+		}
+	}
+}
