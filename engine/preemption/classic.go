@@ -113,7 +113,16 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 	if len(ruled) > 0 {
 		own, hier = addRuled(q, own, hier, prio, ruled)
 	}
-	if len(own)+len(hier)+len(prio) == 0 || beyondReach(c, q, p.Assignment.Usage, frs, own, hier, prio) {
+	if len(own)+len(hier)+len(prio) == 0 {
+		return nil
+	}
+	var tries []bool
+	for _, borrow := range attempts(q, frs, len(hier), len(prio)) {
+		if !beyondReach(c, q, p.Assignment.Usage, frs, borrow, own, hier, prio) {
+			tries = append(tries, borrow)
+		}
+	}
+	if len(tries) == 0 {
 		return nil
 	}
 	for _, l := range [][]*classicCand{own, hier, prio} {
@@ -121,7 +130,7 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 	}
 	order := make([]*classicCand, 0, len(own)+len(hier)+len(prio))
 	order = append(append(append(order, hier...), prio...), own...)
-	for _, borrow := range attempts(q, frs, len(hier), len(prio)) {
+	for _, borrow := range tries {
 		if t := attempt(c, q, p, frs, order, borrow); t != nil {
 			return t
 		}
@@ -129,25 +138,37 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 	return nil
 }
 
-// beyondReach tells that no attempt can succeed: in some cell that needs
-// room, the request exceeds what q has available plus everything the
-// candidates use there. Taking a workload's usage out of the cache raises
-// what any queue of its tree has available by at most that usage (every step
-// of Available adds, subtracts, or takes the minimum or maximum of usages
-// with unit weight), so even with every candidate gone the request would not
-// fit; an attempt, which takes fewer, fails all the more. Searches that find
-// nothing are most of them on a backlog (nearly all the preemption oracle's,
-// which asks for every pending workload that needs room), and this answers
-// them without sorting, taking out and putting back every candidate.
-func beyondReach(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts, frs map[resources.FlavorResource]bool, groups ...[]*classicCand) bool {
+// beyondReach tells that an attempt (with borrowing allowed or not) cannot
+// succeed: in some cell that needs room, the request exceeds what q has
+// available plus everything the candidates the attempt may take use there.
+// Taking a workload's usage out of the cache raises what any queue of its
+// tree has available by at most that usage (every step of Available adds,
+// subtracts, or takes the minimum or maximum of usages with unit weight), so
+// even with all of them gone the request would not fit. An attempt that
+// allows borrowing never takes a candidate that requires the preemptor to end
+// within nominal quota (see valid); one that does not must also bring q's own
+// usage plus the request within its nominal quota, which only q's own
+// workloads can lower. Searches that find nothing are most of them on a
+// backlog (nearly all the preemption oracle's, which asks for every pending
+// workload that needs room), and this answers them without sorting, taking
+// out and putting back every candidate.
+func beyondReach(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts, frs map[resources.FlavorResource]bool, borrow bool, own, hier, prio []*classicCand) bool {
 	for fr := range frs {
-		reach := c.Available(q, fr).Available
-		for _, g := range groups {
+		var ownUse, othersUse int64
+		for _, cand := range own {
+			ownUse += cand.Usage[fr]
+		}
+		for _, g := range [][]*classicCand{hier, prio} {
 			for _, cand := range g {
-				reach += cand.Usage[fr]
+				if !borrow || cand.v != reclaimWithoutBorrowing {
+					othersUse += cand.Usage[fr]
+				}
 			}
 		}
-		if usage[fr] > reach {
+		if usage[fr] > c.Available(q, fr).Available+ownUse+othersUse {
+			return true
+		}
+		if !borrow && q.Usage(fr)-ownUse+usage[fr] > q.Nominal(fr) {
 			return true
 		}
 	}

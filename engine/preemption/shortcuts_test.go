@@ -107,12 +107,12 @@ func randomTree(t *testing.T, rng *rand.Rand) (*quota.Cache, listSource) {
 
 // The classic search's shortcuts must never change its answer: leaving out
 // the candidates only priority allows when the one attempt made allows
-// borrowing (onlyWithBorrowing), and giving up when even every candidate gone
-// would not make room (beyondReach). Each random case is searched with and
+// borrowing (onlyWithBorrowing), and skipping every attempt that even with
+// all the candidates it may take gone would not make room (beyondReach). Each random case is searched with and
 // without them; the victims and their reasons must be the same, and the
 // cases must exercise both shortcuts and searches that succeed.
 func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
-	var hierOnly, outOfReach, found int
+	var hierOnly, outOfReach, perAttempt, found int
 	for seed := uint64(1); seed <= 3000; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		c, src := randomTree(t, rng)
@@ -143,17 +143,46 @@ func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
 		if onlyWithBorrowing(q, frs, nil) && len(prio) > 0 {
 			hierOnly++
 		}
-		if len(own)+len(hier)+len(prio) > 0 && beyondReach(c, q, usage, frs, own, hier, prio) {
+		if len(own)+len(hier)+len(prio) == 0 {
+			continue
+		}
+		out := true
+		for _, borrow := range attempts(q, frs, len(hier), len(prio)) {
+			out = out && beyondReach(c, q, usage, frs, borrow, own, hier, prio)
+		}
+		if out {
 			outOfReach++
+			if !beyondAllUsage(c, q, usage, frs, own, hier, prio) {
+				perAttempt++
+			}
 		}
 		if len(want) > 0 {
 			found++
 		}
 	}
-	if hierOnly == 0 || outOfReach == 0 || found == 0 {
-		t.Fatalf("the cases do not exercise every path: %d skipped priority candidates, %d out of reach, %d found victims", hierOnly, outOfReach, found)
+	if hierOnly == 0 || perAttempt == 0 || found == 0 {
+		t.Fatalf("the cases do not exercise every path: %d skipped priority candidates, %d out of reach (%d only attempt by attempt), %d found victims",
+			hierOnly, outOfReach, perAttempt, found)
 	}
-	t.Logf("%d searches skipped priority candidates, %d were out of reach, %d found victims", hierOnly, outOfReach, found)
+	t.Logf("%d searches skipped priority candidates, %d were out of reach (%d only attempt by attempt), %d found victims",
+		hierOnly, outOfReach, perAttempt, found)
+}
+
+// beyondAllUsage is the bound beyondReach sharpens: the request exceeds what
+// q has available plus everything every candidate uses, whatever the attempt.
+func beyondAllUsage(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts, frs map[resources.FlavorResource]bool, groups ...[]*classicCand) bool {
+	for fr := range frs {
+		reach := c.Available(q, fr).Available
+		for _, g := range groups {
+			for _, cand := range g {
+				reach += cand.Usage[fr]
+			}
+		}
+		if usage[fr] > reach {
+			return true
+		}
+	}
+	return false
 }
 
 func targetsOf(ts []Target) []string {
