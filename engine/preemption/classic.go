@@ -181,8 +181,8 @@ func beyondReach(c *quota.Cache, q *quota.ClusterQueue, usage resources.Amounts,
 // cells that need preemption. Then every candidate of another queue over which
 // the preemptor has no hierarchical advantage is reclaimWithoutBorrowing and
 // never valid (see valid), so the search need not collect, sort or try them.
-// Under Kueue-like overload most oracle searches are of this kind and find
-// nothing: they had collected and sorted every workload of the tree's
+// On an overloaded simulated week most oracle searches are of this kind and
+// find nothing: they had collected and sorted every workload of the tree's
 // borrowing queues for nothing. Rule-selected candidates are merged with the
 // others (addRuled), so with rules everything is collected as before.
 func onlyWithBorrowing(q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) bool {

@@ -107,10 +107,11 @@ func randomTree(t *testing.T, rng *rand.Rand) (*quota.Cache, listSource) {
 
 // The classic search's shortcuts must never change its answer: leaving out
 // the candidates only priority allows when the one attempt made allows
-// borrowing (onlyWithBorrowing), and skipping every attempt that even with
-// all the candidates it may take gone would not make room (beyondReach). Each random case is searched with and
-// without them; the victims and their reasons must be the same, and the
-// cases must exercise both shortcuts and searches that succeed.
+// borrowing (onlyWithBorrowing), and skipping every attempt that would not
+// make room even with all the candidates it may take gone (beyondReach). Each
+// random case is searched with and without them; the victims and their
+// reasons must be the same, and the cases must exercise both shortcuts and
+// searches that succeed.
 func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
 	var hierOnly, outOfReach, perAttempt, found int
 	for seed := uint64(1); seed <= 3000; seed++ {
