@@ -45,6 +45,12 @@ const (
 // flight released (withVictimsGone): they count as gone, and are no
 // candidates.
 func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (searchScope, *need) {
+	return s.scope(q, r, a, true)
+}
+
+// scope is scopeOf; without withNeed it returns no need, and stops looking at
+// the queue's candidates at the first one.
+func (s *Scheduler) scope(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment, withNeed bool) (searchScope, *need) {
 	if s.opts.DisableIncrementalCycle || s.strategies != nil || s.rulesOf(q) != nil {
 		return scopeTree, nil
 	}
@@ -83,19 +89,24 @@ func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.
 		if cand.priority > r.priority {
 			break // the rest rank higher: no policy takes them
 		}
+		// The cheapest tests first: every candidate of a deep queue's
+		// lower priorities is looked at for each of its waiting workloads.
+		if !preemption.WithinQueueAllowed(pol, cand.priority, cand.info.Created, r.priority, r.info.Created) {
+			continue
+		}
 		if s.inCycle && cand.admittedCycle == s.cycle {
 			continue // not a candidate in the cycle that admitted it
-		}
-		if _, busy := s.victimOf[cand.info.Key]; busy {
-			continue // already leaving for another preemptor
 		}
 		if !usesAnyOf(cand.admission.Usage, short) {
 			continue
 		}
-		if !preemption.WithinQueueAllowed(pol, cand.priority, cand.info.Created, r.priority, r.info.Created) {
-			continue
+		if _, busy := s.victimOf[cand.info.Key]; busy {
+			continue // already leaving for another preemptor
 		}
 		found = true
+		if !withNeed {
+			return scopeOwn, nil
+		}
 		for fr, v := range cand.admission.Usage {
 			if fr.Resource == over.Resource {
 				freeable = resources.Add(freeable, v)
@@ -103,6 +114,9 @@ func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.
 		}
 	}
 	if !found {
+		if !withNeed {
+			return scopeNone, nil
+		}
 		return scopeNone, &need{resource: over.Resource, amount: a.Usage[over]}
 	}
 	return scopeOwn, &need{resource: over.Resource, amount: max(0, a.Usage[over]-freeable)}
@@ -119,7 +133,7 @@ func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.
 
 // hopeless is scopeOf's answer that the search need not run.
 func (s *Scheduler) hopeless(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) bool {
-	scope, _ := s.scopeOf(q, r, a)
+	scope, _ := s.scope(q, r, a, false)
 	return scope == scopeNone
 }
 

@@ -34,6 +34,16 @@ func (o *oracle) SimulatePreemption(q *quota.ClusterQueue, fr resources.FlavorRe
 			h, _ = quota.BorrowHeight(q, fr, quantity)
 			return
 		}
+		// The real search's shortcut (findVictims): what scopeOf finds
+		// hopeless finds nothing. Nearly all of the oracle's questions on a
+		// loaded tree are of that kind: a workload that would borrow, in a
+		// queue that may not reclaim while borrowing, with nothing of its own
+		// that it may preempt.
+		if s.hopeless(q, o.r, &flavorassigner.Assignment{Usage: resources.Amounts{fr: quantity}}) {
+			p = flavorassigner.NoCandidates
+			h, _ = quota.BorrowHeight(q, fr, quantity)
+			return
+		}
 		or := preemption.Oracle{Cache: s.cache, Source: source{s}, Preemptor: s.preemptorOf(q, o.r, nil),
 			Options: preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)}}
 		p, h = or.SimulatePreemption(q, fr, quantity)
