@@ -109,7 +109,11 @@ type classicCand struct {
 // nominal quota (KEP-13396's hero workloads).
 func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) []Target {
 	own := sameQueueCandidates(q, p, src, frs)
-	hier, prio := hierarchicalCandidates(c, q, p, src, frs, onlyWithBorrowing(q, frs, ruled))
+	hierOnly := onlyWithBorrowing(q, frs, ruled)
+	if len(ruled) == 0 && othersOutOfReach(c, q, p, frs, hierOnly, own) {
+		return nil
+	}
+	hier, prio := hierarchicalCandidates(c, q, p, src, frs, hierOnly)
 	if len(ruled) > 0 {
 		own, hier = addRuled(q, own, hier, prio, ruled)
 	}
@@ -314,17 +318,43 @@ func sameQueueCandidates(q *quota.ClusterQueue, p *Preemptor, src Source, frs ma
 // are not listed, and the queues found where p has no advantage are not looked
 // into.
 func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, hierOnly bool) (hier, prio []*classicCand) {
+	var abuf [8]*quota.Cohort
+	anc, adv, ok := reclaimLevels(q, p, hierOnly, abuf[:])
+	if !ok {
+		return nil, nil
+	}
+	eachReclaimQueue(c, q, frs, anc, adv, hierOnly, func(o *quota.ClusterQueue, level int) {
+		for _, cand := range src.Admitted(o.Name()) {
+			v, ok := classify(q, p, cand, frs, adv[level])
+			if !ok {
+				continue
+			}
+			cc := &classicCand{Candidate: cand, v: v, lca: anc[level]}
+			if v == hierarchicalReclaim {
+				hier = append(hier, cc)
+			} else {
+				prio = append(prio, cc)
+			}
+		}
+	})
+	return hier, prio
+}
+
+// reclaimLevels returns q's chain of Cohorts (in buf) and, for each, whether
+// p has a hierarchical advantage over the workloads found there; ok is false
+// when no other queue can give candidates (reclaimWithinCohort Never, no
+// Cohort, or with hierOnly no advantage anywhere).
+func reclaimLevels(q *quota.ClusterQueue, p *Preemptor, hierOnly bool, buf []*quota.Cohort) (anc []*quota.Cohort, adv []bool, ok bool) {
 	pol := q.Preemption.ReclaimWithinCohort
 	if pol == kueue.PreemptionPolicyNever || pol == "" {
-		return nil, nil
+		return nil, nil, false
 	}
-	var abuf [8]*quota.Cohort
-	anc := q.Ancestors(abuf[:])
+	anc = q.Ancestors(buf)
 	if len(anc) == 0 {
-		return nil, nil
+		return nil, nil, false
 	}
 	// adv[i]: p has a hierarchical advantage over what is found at anc[i].
-	adv := make([]bool, len(anc))
+	adv = make([]bool, len(anc))
 	fitsBelow, remaining := fitsInQuota(q.SubtreeQuotaOf, q.UsageOf, q.LocalAvailable, p.Assignment.Usage)
 	for i, a := range anc {
 		adv[i] = fitsBelow
@@ -333,8 +363,15 @@ func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor,
 		fitsBelow = fitsBelow || f
 	}
 	if hierOnly && !slices.Contains(adv, true) {
-		return nil, nil
+		return nil, nil, false
 	}
+	return anc, adv, true
+}
+
+// eachReclaimQueue calls f with every other queue of q's tree whose admitted
+// workloads hierarchicalCandidates looks into, and the index in anc of the
+// lowest Cohort it shares with q.
+func eachReclaimQueue(c *quota.Cache, q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, anc []*quota.Cohort, adv []bool, hierOnly bool, f func(o *quota.ClusterQueue, level int)) {
 	c.EachBorrowerInTree(q, frs, func(o *quota.ClusterQueue) {
 		if o == q {
 			return
@@ -353,20 +390,53 @@ func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor,
 		if level < 0 || (hierOnly && !adv[level]) {
 			return
 		}
-		for _, cand := range src.Admitted(o.Name()) {
-			v, ok := classify(q, p, cand, frs, adv[level])
-			if !ok {
-				continue
-			}
-			cc := &classicCand{Candidate: cand, v: v, lca: anc[level]}
-			if v == hierarchicalReclaim {
-				hier = append(hier, cc)
-			} else {
-				prio = append(prio, cc)
-			}
-		}
+		f(o, level)
 	})
-	return hier, prio
+}
+
+// othersOutOfReach tells, before any candidate of another queue is listed,
+// that no attempt of the search can succeed (see beyondReach), bounding what
+// the candidates of other queues use in each cell by what the queues
+// hierarchicalCandidates would look into use there: a queue's candidates are
+// some of its admitted workloads, whose usage is part of the queue's. The
+// attempt that allows borrowing takes, when borrowing within the Cohort is
+// forbidden, only candidates over which p has a hierarchical advantage (the
+// others are reclaimWithoutBorrowing), so only the queues found at such
+// levels count for it; the attempt that does not must also bring q within its
+// nominal quota. On an overloaded tree most searches that list candidates end
+// out of reach; listing, classifying and summing every workload of every
+// borrowing queue to find that out was most of their cost.
+func othersOutOfReach(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, frs map[resources.FlavorResource]bool, hierOnly bool, own []*classicCand) bool {
+	var abuf [8]*quota.Cohort
+	anc, adv, ok := reclaimLevels(q, p, hierOnly, abuf[:])
+	all := make(map[resources.FlavorResource]int64, len(frs))
+	advantaged := make(map[resources.FlavorResource]int64, len(frs))
+	if ok {
+		eachReclaimQueue(c, q, frs, anc, adv, hierOnly, func(o *quota.ClusterQueue, level int) {
+			for fr := range frs {
+				all[fr] += o.Usage(fr)
+				if adv[level] {
+					advantaged[fr] += o.Usage(fr)
+				}
+			}
+		})
+	}
+	forbidden, _ := borrowWithinCohortForbidden(q)
+	borrowOut, plainOut := false, false
+	for fr := range frs {
+		var ownUse int64
+		for _, cand := range own {
+			ownUse += cand.Usage[fr]
+		}
+		request, avail := p.Assignment.Usage[fr], c.Available(q, fr).Available
+		withBorrowing := all[fr]
+		if forbidden {
+			withBorrowing = advantaged[fr]
+		}
+		borrowOut = borrowOut || request > avail+ownUse+withBorrowing
+		plainOut = plainOut || request > avail+ownUse+all[fr] || q.Usage(fr)-ownUse+request > q.Nominal(fr)
+	}
+	return borrowOut && plainOut
 }
 
 // classify is how p may preempt a candidate of another queue (Kueue's

@@ -108,12 +108,14 @@ func randomTree(t *testing.T, rng *rand.Rand) (*quota.Cache, listSource) {
 // The classic search's shortcuts must never change its answer: leaving out
 // the candidates only priority allows when the one attempt made allows
 // borrowing (onlyWithBorrowing), and skipping every attempt that would not
-// make room even with all the candidates it may take gone (beyondReach). Each
+// make room even with all the candidates it may take gone (beyondReach), and
+// ending the search before listing other queues' candidates when even their
+// queues' whole usage would not make room (othersOutOfReach). Each
 // random case is searched with and without them; the victims and their
 // reasons must be the same, and the cases must exercise both shortcuts and
 // searches that succeed.
 func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
-	var hierOnly, outOfReach, perAttempt, found int
+	var hierOnly, outOfReach, perAttempt, early, found int
 	for seed := uint64(1); seed <= 3000; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		c, src := randomTree(t, rng)
@@ -140,6 +142,9 @@ func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
 			continue
 		}
 		own := sameQueueCandidates(q, p, src, frs)
+		if othersOutOfReach(c, q, p, frs, onlyWithBorrowing(q, frs, nil), own) {
+			early++
+		}
 		hier, prio := hierarchicalCandidates(c, q, p, src, frs, false)
 		if onlyWithBorrowing(q, frs, nil) && len(prio) > 0 {
 			hierOnly++
@@ -161,12 +166,12 @@ func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
 			found++
 		}
 	}
-	if hierOnly == 0 || perAttempt == 0 || found == 0 {
-		t.Fatalf("the cases do not exercise every path: %d skipped priority candidates, %d out of reach (%d only attempt by attempt), %d found victims",
-			hierOnly, outOfReach, perAttempt, found)
+	if hierOnly == 0 || perAttempt == 0 || early == 0 || found == 0 {
+		t.Fatalf("the cases do not exercise every path: %d skipped priority candidates, %d out of reach (%d only attempt by attempt, %d before listing other queues' candidates), %d found victims",
+			hierOnly, outOfReach, perAttempt, early, found)
 	}
-	t.Logf("%d searches skipped priority candidates, %d were out of reach (%d only attempt by attempt), %d found victims",
-		hierOnly, outOfReach, perAttempt, found)
+	t.Logf("%d searches skipped priority candidates, %d were out of reach (%d only attempt by attempt, %d before listing other queues' candidates), %d found victims",
+		hierOnly, outOfReach, perAttempt, early, found)
 }
 
 // beyondAllUsage is the bound beyondReach sharpens: the request exceeds what
