@@ -35,12 +35,15 @@ func recomputeSubtree(tc *treeCohort) {
 			set(n.usage, fr, n.usage[fr]+child.usageInParent(fr))
 		}
 	}
+	h := min(tc.NumChildren(), 1)
 	tc.EachChild(func(ch *treeCohort) {
 		recomputeSubtree(ch)
 		add(&ch.Value.node)
+		h = max(h, ch.Value.height+1)
 	}, func(q *treeQueue) {
 		add(&q.Value.node)
 	})
+	tc.Value.height = h
 }
 
 // replaceAndPropagate swaps a node's state (swap installs the new one) and walks

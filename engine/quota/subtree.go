@@ -90,13 +90,7 @@ func (c *Cohort) ChildQueues() []*ClusterQueue {
 // Cohort of ClusterQueues, one more for each level of Cohorts below, 0 for a
 // Cohort with no children. Kueue measures how far a request borrows by the
 // height of the lowest subtree that can hold it.
-func (c *Cohort) Height() int {
-	h := min(c.tc.NumChildren(), 1)
-	c.tc.EachChildCohort(func(ch *treeCohort) {
-		h = max(h, ch.Value.Height()+1)
-	})
-	return h
-}
+func (c *Cohort) Height() int { return c.height }
 
 // BorrowHeight is how far up its Cohort tree q must borrow for v of a cell
 // (Kueue's FindHeightOfLowestSubtreeThatFits): 0 when q's own nominal quota

@@ -35,8 +35,21 @@ func (c *Cache) Verify() error {
 		if !reflect.DeepEqual(use, tc.Value.usage) {
 			return fmt.Errorf("Cohort %s: usage %v, recomputed %v", name, tc.Value.usage, use)
 		}
+		if h := expectedHeight(tc); h != tc.Value.height {
+			return fmt.Errorf("Cohort %s: height %d, recomputed %d", name, tc.Value.height, h)
+		}
 	}
 	return nil
+}
+
+// expectedHeight computes a cohort's height without reading any cohort's
+// stored height.
+func expectedHeight(tc *treeCohort) int {
+	h := min(tc.NumChildren(), 1)
+	tc.EachChildCohort(func(ch *treeCohort) {
+		h = max(h, expectedHeight(ch)+1)
+	})
+	return h
 }
 
 // expected computes a cohort's subtree quota and usage without reading any
