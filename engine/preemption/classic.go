@@ -109,11 +109,12 @@ type classicCand struct {
 // nominal quota (KEP-13396's hero workloads).
 func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, ruled map[types.UID]*Candidate) []Target {
 	own := sameQueueCandidates(q, p, src, frs)
-	hierOnly := onlyWithBorrowing(q, frs, ruled)
-	if len(ruled) == 0 && othersOutOfReach(c, q, p, frs, hierOnly, own) {
+	var abuf [8]*quota.Cohort
+	lv := reclaimLevels(q, p, onlyWithBorrowing(q, frs, ruled), abuf[:])
+	if len(ruled) == 0 && othersOutOfReach(c, q, p, frs, lv, own) {
 		return nil
 	}
-	hier, prio := hierarchicalCandidates(c, q, p, src, frs, hierOnly)
+	hier, prio := hierarchicalCandidates(c, q, p, src, frs, lv)
 	if len(ruled) > 0 {
 		own, hier = addRuled(q, own, hier, prio, ruled)
 	}
@@ -314,22 +315,17 @@ func sameQueueCandidates(q *quota.ClusterQueue, p *Preemptor, src Source, frs ma
 // for each, the lowest Cohort it shares with q is A, and every Cohort between
 // them must use more than its quota.
 //
-// With hierOnly (see onlyWithBorrowing) the candidates only priority allows
+// With lv.hierOnly (see onlyWithBorrowing) the candidates only priority allows
 // are not listed, and the queues found where p has no advantage are not looked
 // into.
-func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, hierOnly bool) (hier, prio []*classicCand) {
-	var abuf [8]*quota.Cohort
-	anc, adv, ok := reclaimLevels(q, p, hierOnly, abuf[:])
-	if !ok {
-		return nil, nil
-	}
-	eachReclaimQueue(c, q, frs, anc, adv, hierOnly, func(o *quota.ClusterQueue, level int) {
+func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, frs map[resources.FlavorResource]bool, lv levels) (hier, prio []*classicCand) {
+	eachReclaimQueue(c, q, frs, lv, func(o *quota.ClusterQueue, level int) {
 		for _, cand := range src.Admitted(o.Name()) {
-			v, ok := classify(q, p, cand, frs, adv[level])
+			v, ok := classify(q, p, cand, frs, lv.adv[level])
 			if !ok {
 				continue
 			}
-			cc := &classicCand{Candidate: cand, v: v, lca: anc[level]}
+			cc := &classicCand{Candidate: cand, v: v, lca: lv.anc[level]}
 			if v == hierarchicalReclaim {
 				hier = append(hier, cc)
 			} else {
@@ -340,21 +336,31 @@ func hierarchicalCandidates(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor,
 	return hier, prio
 }
 
-// reclaimLevels returns q's chain of Cohorts (in buf) and, for each, whether
-// p has a hierarchical advantage over the workloads found there; ok is false
-// when no other queue can give candidates (reclaimWithinCohort Never, no
-// Cohort, or with hierOnly no advantage anywhere).
-func reclaimLevels(q *quota.ClusterQueue, p *Preemptor, hierOnly bool, buf []*quota.Cohort) (anc []*quota.Cohort, adv []bool, ok bool) {
+// levels is where a classic search looks for other queues' candidates:
+// q's chain of Cohorts and, for each, whether p has a hierarchical advantage
+// over the workloads found there; hierOnly as in hierarchicalCandidates. With
+// no anc, no other queue can give candidates.
+type levels struct {
+	anc      []*quota.Cohort
+	adv      []bool
+	hierOnly bool
+}
+
+// reclaimLevels works out the levels once per search, for both
+// othersOutOfReach and hierarchicalCandidates; anc is kept in buf. It has no
+// Cohort when reclaimWithinCohort is Never, q has no Cohort, or with hierOnly
+// p has no advantage anywhere.
+func reclaimLevels(q *quota.ClusterQueue, p *Preemptor, hierOnly bool, buf []*quota.Cohort) levels {
 	pol := q.Preemption.ReclaimWithinCohort
 	if pol == kueue.PreemptionPolicyNever || pol == "" {
-		return nil, nil, false
+		return levels{}
 	}
-	anc = q.Ancestors(buf)
+	anc := q.Ancestors(buf)
 	if len(anc) == 0 {
-		return nil, nil, false
+		return levels{}
 	}
 	// adv[i]: p has a hierarchical advantage over what is found at anc[i].
-	adv = make([]bool, len(anc))
+	adv := make([]bool, len(anc))
 	fitsBelow, remaining := fitsInQuota(q.SubtreeQuotaOf, q.UsageOf, q.LocalAvailable, p.Assignment.Usage)
 	for i, a := range anc {
 		adv[i] = fitsBelow
@@ -363,15 +369,19 @@ func reclaimLevels(q *quota.ClusterQueue, p *Preemptor, hierOnly bool, buf []*qu
 		fitsBelow = fitsBelow || f
 	}
 	if hierOnly && !slices.Contains(adv, true) {
-		return nil, nil, false
+		return levels{}
 	}
-	return anc, adv, true
+	return levels{anc: anc, adv: adv, hierOnly: hierOnly}
 }
 
 // eachReclaimQueue calls f with every other queue of q's tree whose admitted
-// workloads hierarchicalCandidates looks into, and the index in anc of the
+// workloads hierarchicalCandidates looks into, and the index in lv.anc of the
 // lowest Cohort it shares with q.
-func eachReclaimQueue(c *quota.Cache, q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, anc []*quota.Cohort, adv []bool, hierOnly bool, f func(o *quota.ClusterQueue, level int)) {
+func eachReclaimQueue(c *quota.Cache, q *quota.ClusterQueue, frs map[resources.FlavorResource]bool, lv levels, f func(o *quota.ClusterQueue, level int)) {
+	if len(lv.anc) == 0 {
+		return
+	}
+	anc, adv := lv.anc, lv.adv
 	c.EachBorrowerInTree(q, frs, func(o *quota.ClusterQueue) {
 		if o == q {
 			return
@@ -387,7 +397,7 @@ func eachReclaimQueue(c *quota.Cache, q *quota.ClusterQueue, frs map[resources.F
 				return // its subtree stays within its quota: not looked into
 			}
 		}
-		if level < 0 || (hierOnly && !adv[level]) {
+		if level < 0 || (lv.hierOnly && !adv[level]) {
 			return
 		}
 		f(o, level)
@@ -406,21 +416,17 @@ func eachReclaimQueue(c *quota.Cache, q *quota.ClusterQueue, frs map[resources.F
 // nominal quota. On an overloaded tree most searches that list candidates end
 // out of reach; listing, classifying and summing every workload of every
 // borrowing queue to find that out was most of their cost.
-func othersOutOfReach(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, frs map[resources.FlavorResource]bool, hierOnly bool, own []*classicCand) bool {
-	var abuf [8]*quota.Cohort
-	anc, adv, ok := reclaimLevels(q, p, hierOnly, abuf[:])
+func othersOutOfReach(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, frs map[resources.FlavorResource]bool, lv levels, own []*classicCand) bool {
 	all := make(map[resources.FlavorResource]int64, len(frs))
 	advantaged := make(map[resources.FlavorResource]int64, len(frs))
-	if ok {
-		eachReclaimQueue(c, q, frs, anc, adv, hierOnly, func(o *quota.ClusterQueue, level int) {
-			for fr := range frs {
-				all[fr] += o.Usage(fr)
-				if adv[level] {
-					advantaged[fr] += o.Usage(fr)
-				}
+	eachReclaimQueue(c, q, frs, lv, func(o *quota.ClusterQueue, level int) {
+		for fr := range frs {
+			all[fr] += o.Usage(fr)
+			if lv.adv[level] {
+				advantaged[fr] += o.Usage(fr)
 			}
-		})
-	}
+		}
+	})
 	forbidden, _ := borrowWithinCohortForbidden(q)
 	borrowOut, plainOut := false, false
 	for fr := range frs {

@@ -27,7 +27,8 @@ func fullClassic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source
 		return nil
 	}
 	own := sameQueueCandidates(q, p, src, frs)
-	hier, prio := hierarchicalCandidates(c, q, p, src, frs, false)
+	var abuf [8]*quota.Cohort
+	hier, prio := hierarchicalCandidates(c, q, p, src, frs, reclaimLevels(q, p, false, abuf[:]))
 	for _, l := range [][]*classicCand{own, hier, prio} {
 		slices.SortFunc(l, func(a, b *classicCand) int { return compareCandidates(a.Candidate, b.Candidate, q.Name()) })
 	}
@@ -112,7 +113,7 @@ func randomTree(t *testing.T, rng *rand.Rand) (*quota.Cache, listSource) {
 // ending the search before listing other queues' candidates when even their
 // queues' whole usage would not make room (othersOutOfReach). Each
 // random case is searched with and without them; the victims and their
-// reasons must be the same, and the cases must exercise both shortcuts and
+// reasons must be the same, and the cases must exercise every shortcut and
 // searches that succeed.
 func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
 	var hierOnly, outOfReach, perAttempt, early, found int
@@ -142,10 +143,11 @@ func TestPropertySearchShortcutsDecideAsTheFullSearch(t *testing.T) {
 			continue
 		}
 		own := sameQueueCandidates(q, p, src, frs)
-		if othersOutOfReach(c, q, p, frs, onlyWithBorrowing(q, frs, nil), own) {
+		var abuf [8]*quota.Cohort
+		if othersOutOfReach(c, q, p, frs, reclaimLevels(q, p, onlyWithBorrowing(q, frs, nil), abuf[:]), own) {
 			early++
 		}
-		hier, prio := hierarchicalCandidates(c, q, p, src, frs, false)
+		hier, prio := hierarchicalCandidates(c, q, p, src, frs, reclaimLevels(q, p, false, abuf[:]))
 		if onlyWithBorrowing(q, frs, nil) && len(prio) > 0 {
 			hierOnly++
 		}
