@@ -62,7 +62,8 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 		}
 		return res
 	}
-	probe := &record{info: info, lq: lqKey, priority: info.ResolvePriority(s.lookupPriority)}
+	probe := &record{lq: lqKey, priority: info.ResolvePriority(s.lookupPriority)}
+	probe.setInfo(info)
 	if d, filtered := s.filter(q, probe); filtered {
 		p := d.(Pending)
 		res.Reason, res.Message = p.Reason, p.Message

@@ -106,6 +106,12 @@ func compareQueueOrder(a, b *record) int {
 	if c := a.info.Created.Compare(b.info.Created); c != 0 {
 		return c
 	}
+	if a.uidKey != b.uidKey {
+		if a.uidKey < b.uidKey {
+			return -1
+		}
+		return 1
+	}
 	if c := strings.Compare(string(a.info.UID), string(b.info.UID)); c != 0 {
 		return c
 	}

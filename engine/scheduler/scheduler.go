@@ -230,6 +230,23 @@ type record struct {
 	shapeFor *workload.Info
 	// heldAt is the release epoch in which it last held quota (hold.go).
 	heldAt holdMark
+	// uidKey is the UID's first eight bytes, big-endian and zero-padded:
+	// where two keys differ they order as the UIDs do, which spares
+	// compareQueueOrder most string comparisons (creation times have one
+	// second's resolution, so ties on them are common).
+	uidKey uint64
+}
+
+// setInfo points r at info, keeping what is derived from it in step.
+func (r *record) setInfo(info *workload.Info) {
+	r.info = info
+	r.uidKey = 0
+	for i := 0; i < 8; i++ {
+		r.uidKey <<= 8
+		if i < len(info.UID) {
+			r.uidKey |= uint64(info.UID[i])
+		}
+	}
 }
 
 func (r *record) holdsQuota() bool { return r.state == StateAssumed || r.state == StateAdmitted }

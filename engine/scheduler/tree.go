@@ -22,6 +22,8 @@ type run struct {
 	// slept is set when the queue went back to sleep as it was, its head
 	// lost for good (see lostForGood).
 	slept bool
+	// memo spares the walk lookups its previous entry made (walkmemo.go).
+	memo walkMemo
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -126,7 +128,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		if !ok {
 			return out
 		}
-		if d, filtered := s.filter(rn.q, e.r); filtered {
+		if d, filtered := s.filterWalk(rn, e.r); filtered {
 			out = append(out, d)
 			continue
 		}
@@ -141,9 +143,9 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		var skip bool
 		var blockers []need
 		if len(s.holds) > 0 {
-			s.withoutOwnHolds(rn.q, func() { skip, blockers = s.skipUnfit(rn.q, e.r) })
+			s.withoutOwnHolds(rn.q, func() { skip, blockers = s.skipFor(rn, e.r) })
 		} else {
-			skip, blockers = s.skipUnfit(rn.q, e.r)
+			skip, blockers = s.skipFor(rn, e.r)
 		}
 		if skip {
 			// Still gets no flavor: its last Pending stands.

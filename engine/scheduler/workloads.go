@@ -32,7 +32,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		r = &record{}
 		s.workloads[info.Key] = r
 	} else if r.state == StateFinished {
-		r.info = info
+		r.setInfo(info)
 		return nil
 	}
 	prev := r.state
@@ -41,7 +41,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		prevCQ = r.admission.ClusterQueue
 	}
 	s.detach(r)
-	r.info = info
+	r.setInfo(info)
 	r.lq = types.NamespacedName{Namespace: info.Key.Namespace, Name: info.QueueName}
 	r.priority = info.ResolvePriority(s.lookupPriority)
 	switch {
