@@ -87,11 +87,16 @@ func (o LoopOptions) withDefaults() LoopOptions {
 	if o.Debounce == 0 {
 		// Long enough that a burst of creations and finishes joins one
 		// cycle (each cycle walks every awake queue's pending workloads),
-		// short against any wait for quota.
-		o.Debounce = 100 * time.Millisecond
+		// short against any wait for quota: quota a finished workload frees
+		// stays idle until the next cycle. Under Kueue's harness, at 100 ms
+		// (and 4 times the last cycle's engine time, below) a Finished
+		// write was followed by the next admission in its cohort a median
+		// of 93-102 ms later; at 50 ms (and twice), 64 ms.
+		o.Debounce = 50 * time.Millisecond
 	}
 	if o.CycleGapFactor == 0 {
-		o.CycleGapFactor = 4
+		// Cycles take at most a third of the loop's time.
+		o.CycleGapFactor = 2
 	}
 	if o.StatusInterval == 0 {
 		// Queue status is for people (kubectl) and lags a second at most

@@ -235,11 +235,15 @@ type record struct {
 	// compareQueueOrder most string comparisons (creation times have one
 	// second's resolution, so ties on them are common).
 	uidKey uint64
+	// excluded is set when filter turns the workload away whatever its queue
+	// (inactive or invalid), so that the walk need not read its info.
+	excluded bool
 }
 
 // setInfo points r at info, keeping what is derived from it in step.
 func (r *record) setInfo(info *workload.Info) {
 	r.info = info
+	r.excluded = !info.Active || info.Invalid != ""
 	r.uidKey = 0
 	for i := 0; i < 8; i++ {
 		r.uidKey <<= 8

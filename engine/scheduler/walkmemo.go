@@ -32,7 +32,7 @@ type walkMemo struct {
 // LocalQueue and namespace only when they differ from the previous entry's,
 // and leaves the decision itself to filter.
 func (s *Scheduler) filterWalk(rn *run, r *record) (Decision, bool) {
-	if !r.info.Active || r.info.Invalid != "" {
+	if r.excluded {
 		return s.filter(rn.q, r)
 	}
 	m := &rn.memo
@@ -40,7 +40,8 @@ func (s *Scheduler) filterWalk(rn *run, r *record) (Decision, bool) {
 		lq := s.localQueues[r.lq]
 		m.lqSet, m.lq, m.stopped = true, r.lq, lq != nil && lq.stopped()
 	}
-	if ns := r.info.Key.Namespace; !m.nsSet || m.ns != ns {
+	// The LocalQueue's namespace is the workload's.
+	if ns := r.lq.Namespace; !m.nsSet || m.ns != ns {
 		m.nsSet, m.ns, m.selected = true, ns, s.namespaceSelected(rn.q, ns)
 	}
 	if m.stopped || !m.selected {

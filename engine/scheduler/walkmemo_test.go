@@ -20,9 +20,10 @@ import (
 // namespaceSelector "restricts which namespaces' LocalQueues may submit to
 // it", and a stopped LocalQueue admits nothing new (pending reason Stopped).
 // Entries of three LocalQueues, one stopped and one in a namespace the
-// ClusterQueue does not select, come interleaved and in runs, in one walk.
+// ClusterQueue does not select, come interleaved and in runs, in one walk,
+// with an inactive workload among them.
 func TestWalkDecidesEachEntryForItsOwnQueueAndNamespace(t *testing.T) {
-	order := []string{"ml2/0", "ml2/1", "ml1/0", "web/0", "web/1", "ml1/1", "ml2/2", "ml1/2", "web/2"}
+	order := []string{"ml2/0", "ml2/1", "ml1/0", "web/0", "web/1", "ml1/off", "ml1/1", "ml2/2", "ml1/2", "web/2"}
 	objs := []any{
 		MakeFlavor("h100").Obj(),
 		MakeClusterQueue("a").Quota("h100", gpu, "8").NamespaceSelector(map[string]string{"team": "ml"}).Obj(),
@@ -35,13 +36,14 @@ func TestWalkDecidesEachEntryForItsOwnQueueAndNamespace(t *testing.T) {
 	}
 	for i, k := range order {
 		ns, n, _ := strings.Cut(k, "/")
-		objs = append(objs, MakeWorkload(ns, ns+"-"+n).Queue("lq").Request(gpu, "1").Created(time.Duration(i)*time.Second).Obj())
+		objs = append(objs, MakeWorkload(ns, ns+"-"+n).Queue("lq").Request(gpu, "1").Created(time.Duration(i)*time.Second).Active(n != "off").Obj())
 	}
 	s := world(t, Options{}, objs...)
 	ds := s.Cycle(now)
 	if got, want := fmt.Sprint(admittedNames(ds)), "[ml1-0 ml1-1 ml1-2]"; got != want {
 		t.Fatalf("admitted %s, want %s; decisions %v", got, want, ds)
 	}
+	mustPending(t, ds, "ml1-off", ReasonInactive)
 	for _, n := range []string{"0", "1", "2"} {
 		mustPending(t, ds, "ml2-"+n, ReasonStopped)
 		mustPending(t, ds, "web-"+n, ReasonNamespaceNotSelected)
