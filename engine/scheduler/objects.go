@@ -89,6 +89,7 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 		s.indexLQ(nl)
 	}
 	for _, r := range s.pendingByLQ[key] {
+		r.lq = s.localQueues[key].key // shared strings, as UpsertWorkload does
 		s.list(cq).add(s, r)
 	}
 }

@@ -71,7 +71,10 @@ func (s *Scheduler) kindOptions(q *quota.ClusterQueue) flavorassigner.Options {
 func (s *Scheduler) assignOptions(q *quota.ClusterQueue, r *record) flavorassigner.Options {
 	opts := s.kindOptions(q)
 	if s.canPreempt(q) {
-		opts.Oracle = &oracle{s: s, r: r}
+		// The record carries its oracle, so that each assignment does not
+		// allocate one.
+		r.orc = oracle{s: s, r: r}
+		opts.Oracle = &r.orc
 	}
 	return opts
 }

@@ -18,6 +18,10 @@ import (
 type pendingList struct {
 	sorted []entry
 	added  []entry
+	// spare is the buffer the next merge writes into (the sorted slice
+	// before the last merge, cleared), so that lists merged every cycle do
+	// not allocate a new one each time.
+	spare []entry
 	// prepares counts the prepares since the last compaction.
 	prepares int
 }
@@ -61,7 +65,10 @@ func (l *pendingList) prepare() {
 	}
 	l.prepares = 0
 	slices.SortFunc(l.added, func(a, b entry) int { return compareQueueOrder(a.r, b.r) })
-	out := make([]entry, 0, len(l.sorted)+len(l.added))
+	out := l.spare[:0]
+	if n := len(l.sorted) + len(l.added); cap(out) < n {
+		out = make([]entry, 0, n+n/4)
+	}
 	i, j := 0, 0
 	for i < len(l.sorted) || j < len(l.added) {
 		var e entry
@@ -76,6 +83,8 @@ func (l *pendingList) prepare() {
 			out = append(out, e)
 		}
 	}
+	clear(l.sorted) // the records it points at may be gone
+	l.spare = l.sorted[:0]
 	l.sorted = out
 	l.added = l.added[:0]
 }

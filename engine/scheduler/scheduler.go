@@ -238,6 +238,24 @@ type record struct {
 	// excluded is set when filter turns the workload away whatever its queue
 	// (inactive or invalid), so that the walk need not read its info.
 	excluded bool
+	// lastPending is the Pending decision last emitted for it, boxed: a
+	// pending workload is usually settled with the same decision cycle after
+	// cycle, and boxing a fresh one for each was most of what a cycle
+	// allocated under Kueue's harness (see pendingDecision).
+	lastPending Decision
+	// orc is the preemption oracle its flavor assignments consult
+	// (assignOptions).
+	orc oracle
+}
+
+// pendingDecision returns p as a Decision, reusing the one last emitted for r
+// when it is equal: a boxed value is never changed, so sharing it is safe.
+func (r *record) pendingDecision(p Pending) Decision {
+	if last, ok := r.lastPending.(Pending); ok && last == p {
+		return r.lastPending
+	}
+	r.lastPending = p
+	return r.lastPending
 }
 
 // setInfo points r at info, keeping what is derived from it in step.

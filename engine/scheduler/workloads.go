@@ -43,6 +43,12 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 	s.detach(r)
 	r.setInfo(info)
 	r.lq = types.NamespacedName{Namespace: info.Key.Namespace, Name: info.QueueName}
+	if lq, ok := s.localQueues[r.lq]; ok {
+		// Share the LocalQueue's strings: walks compare consecutive entries'
+		// keys (walkMemo), and equal strings that share their bytes compare
+		// without reading them.
+		r.lq = lq.key
+	}
 	r.priority = info.ResolvePriority(s.lookupPriority)
 	switch {
 	case info.Finished:
