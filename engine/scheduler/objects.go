@@ -88,8 +88,10 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 		s.localQueues[key] = nl
 		s.indexLQ(nl)
 	}
+	// The records share the LocalQueue's key strings, as UpsertWorkload's do.
+	shared := s.localQueues[key].key
 	for _, r := range s.pendingByLQ[key] {
-		r.lq = s.localQueues[key].key // shared strings, as UpsertWorkload does
+		r.lq = shared
 		s.list(cq).add(s, r)
 	}
 }
