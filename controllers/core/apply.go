@@ -40,7 +40,6 @@ type applyResult struct {
 func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult, []scheduler.Decision) {
 	res := &applyResult{pendingKeys: workloadKeys{}, walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{},
 		inadmissibleByLQ: map[types.NamespacedName]int{}}
-	var heads headPicker
 	// Most decisions of a loaded cycle are Pending decisions that write
 	// nothing: they are counted here, in one pass, with the LocalQueue each
 	// decision names (reading the cached object only to learn its queue cost
@@ -54,94 +53,28 @@ func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult
 	// reason until deferredReasons.prune, after this pass, forgets it: the
 	// queue was walked and the workload is not among its heads.
 	var writes []scheduler.Decision
-	var lastCQ string
-	var run pendingRun
+	var tally cycleTally
 	for _, d := range decisions {
-		// The engine's decisions come queue by queue: consecutive ones
-		// share their ClusterQueue and LocalQueue, and are noted once.
-		if cq := decisionCQ(d); cq != "" && cq != lastCQ {
-			res.walkedCQ[cq] = true
-			lastCQ = cq
-		}
 		p, ok := d.(scheduler.Pending)
 		if !ok {
+			if cq := decisionCQ(d); cq != "" {
+				tally.queue(cq)
+			}
 			if a, ok := d.(scheduler.Admit); ok {
 				l.deferred.drop(a.Workload)
 			}
 			writes = append(writes, d)
 			continue
 		}
-		head := heads.isHead(p)
-		if head {
+		if tally.pending(p) {
 			res.pendingKeys[p.Workload] = struct{}{}
 			if !l.pending.seen(p.Workload, p.Reason, p.Message) && l.deferred.due(p, now) {
 				writes = append(writes, d)
 			}
 		}
-		run.count(res, p)
 	}
-	run.flush(res)
+	tally.flush(res)
 	return res, writes
-}
-
-// pendingRun sums the inadmissible counts of consecutive Pending decisions
-// of one ClusterQueue and LocalQueue before they reach applyResult's maps: a
-// loaded cycle has one Pending decision per pending workload, and a map
-// update for each cost more than the rest of the pass.
-type pendingRun struct {
-	cq string
-	lq types.NamespacedName
-	n  int
-}
-
-func (r *pendingRun) count(res *applyResult, d scheduler.Pending) {
-	lq := types.NamespacedName{Namespace: d.Workload.Namespace, Name: d.LocalQueue}
-	if r.n > 0 && (d.ClusterQueue != r.cq || lq != r.lq) {
-		r.flush(res)
-	}
-	r.cq, r.lq = d.ClusterQueue, lq
-	r.n++
-}
-
-func (r *pendingRun) flush(res *applyResult) {
-	if r.n == 0 {
-		return
-	}
-	if r.cq != "" {
-		res.inadmissibleByCQ[r.cq] += r.n
-	}
-	if r.lq.Name != "" {
-		res.inadmissibleByLQ[r.lq] += r.n
-	}
-	r.n = 0
-}
-
-// headPicker picks, in one pass over a cycle's decisions, the Pending
-// decisions whose reason is written to the Workload: in each ClusterQueue the
-// first one, in the engine's order (its queue's head), and every workload that
-// reaches no ClusterQueue. Kueue writes a pending condition only for the heads
-// its scheduler tried; the workloads behind them wait without one. A status
-// write per pending workload would compete with every other write the API
-// server serves (under Kueue's own harness it was a third of Quokka's writes);
-// the gauges count every Pending decision all the same.
-type headPicker struct {
-	seen map[string]bool
-}
-
-// isHead tells whether p, the next Pending decision in the engine's order,
-// is written.
-func (h *headPicker) isHead(p scheduler.Pending) bool {
-	if p.ClusterQueue == "" {
-		return true
-	}
-	if h.seen[p.ClusterQueue] {
-		return false
-	}
-	if h.seen == nil {
-		h.seen = map[string]bool{}
-	}
-	h.seen[p.ClusterQueue] = true
-	return true
 }
 
 // applyOne writes one decision; a Pending decision that reaches it is a

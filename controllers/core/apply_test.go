@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -23,13 +24,13 @@ func TestPendingHeads(t *testing.T) {
 		scheduler.Pending{Workload: key("b-second"), ClusterQueue: "b", Reason: "InsufficientQuota"},
 	}
 	want := map[string]bool{"a-head": true, "b-head": true, "no-lq-1": true, "no-lq-2": true}
-	var heads headPicker
+	var tally cycleTally
 	for _, d := range decisions {
 		p, ok := d.(scheduler.Pending)
 		if !ok {
 			continue
 		}
-		if got := heads.isHead(p); got != want[p.Workload.Name] {
+		if got := tally.pending(p); got != want[p.Workload.Name] {
 			t.Errorf("%s: written = %v, want %v", p.Workload.Name, got, want[p.Workload.Name])
 		}
 	}
@@ -51,12 +52,12 @@ func TestPendingCountsPerQueue(t *testing.T) {
 		pending("ns1", "x1", "lq-missing", ""),
 		pending("ns1", "x2", "", ""),
 	}
-	res := &applyResult{inadmissibleByCQ: map[string]int{}, inadmissibleByLQ: map[types.NamespacedName]int{}}
-	var run pendingRun
+	res := &applyResult{walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{}, inadmissibleByLQ: map[types.NamespacedName]int{}}
+	var tally cycleTally
 	for _, d := range decisions {
-		run.count(res, d)
+		tally.pending(d)
 	}
-	run.flush(res)
+	tally.flush(res)
 	wantCQ := map[string]int{"a": 4, "b": 1}
 	wantLQ := map[types.NamespacedName]int{{Namespace: "ns1", Name: "lq-a"}: 3, {Namespace: "ns2", Name: "lq-a"}: 1,
 		{Namespace: "ns1", Name: "lq-b"}: 1, {Namespace: "ns1", Name: "lq-missing"}: 1}
@@ -75,5 +76,35 @@ func TestPendingCountsPerQueue(t *testing.T) {
 		if res.inadmissibleByLQ[k] != v {
 			t.Errorf("per LocalQueue %v, want %v", res.inadmissibleByLQ, wantLQ)
 		}
+	}
+}
+
+// A ClusterQueue with more LocalQueues than the tally searches in order
+// (admission fair sharing interleaves them) keeps exact counts per LocalQueue.
+func TestPendingCountsManyLocalQueues(t *testing.T) {
+	res := &applyResult{walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{}, inadmissibleByLQ: map[types.NamespacedName]int{}}
+	var tally cycleTally
+	const lqs, rounds = 3 * linearLQs, 5
+	for r := range rounds {
+		for i := range lqs {
+			// Every LocalQueue's workloads come round by round, one at a time.
+			tally.pending(scheduler.Pending{Workload: types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("w-%d-%d", i, r)},
+				LocalQueue: fmt.Sprintf("lq-%d", i), ClusterQueue: "cq", Reason: "InsufficientQuota"})
+		}
+	}
+	tally.flush(res)
+	if got := res.inadmissibleByCQ["cq"]; got != lqs*rounds {
+		t.Errorf("ClusterQueue count %d, want %d", got, lqs*rounds)
+	}
+	if len(res.inadmissibleByLQ) != lqs {
+		t.Fatalf("%d LocalQueues counted, want %d: %v", len(res.inadmissibleByLQ), lqs, res.inadmissibleByLQ)
+	}
+	for k, n := range res.inadmissibleByLQ {
+		if n != rounds {
+			t.Errorf("LocalQueue %s counted %d, want %d", k, n, rounds)
+		}
+	}
+	if !res.walkedCQ["cq"] || len(res.walkedCQ) != 1 {
+		t.Errorf("walked %v, want only cq", res.walkedCQ)
 	}
 }

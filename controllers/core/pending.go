@@ -84,7 +84,7 @@ func (p *pendingTracker) inadmissibleLQ(key types.NamespacedName) int {
 
 // pendingOne writes QuotaReserved=False with the engine's reason and message when
 // the reason changed, with a Pending event; the loop calls it for the heads of
-// the queues only (see headPicker).
+// the queues only (see cycleTally).
 func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
 	if l.pending.seen(d.Workload, d.Reason, d.Message) {
 		return nil
