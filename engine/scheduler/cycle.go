@@ -190,7 +190,7 @@ func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 				if d, ok := s.filter(q, e.r); ok {
 					*out = append(*out, d)
 				} else {
-					*out = append(*out, e.r.pendingDecision(Pending{Workload: e.r.info.Key, LocalQueue: e.r.lq.Name, ClusterQueue: name, Reason: reason, Message: st.Message}))
+					*out = append(*out, e.r.pendingDecision(Pending{Workload: e.r.pendingKey(), LocalQueue: e.r.lq.Name, ClusterQueue: name, Reason: reason, Message: st.Message}))
 				}
 			}
 			continue

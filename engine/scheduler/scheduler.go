@@ -268,6 +268,17 @@ func (r *record) pendingDecision(p Pending) Decision {
 	return r.lastPending
 }
 
+// pendingKey is r's key for its Pending decisions: r.info.Key, with the
+// namespace string of its LocalQueue's shared key (equal, since a workload's
+// LocalQueue is in its namespace). Drivers tally a cycle's Pending decisions
+// per LocalQueue; strings that share their bytes compare without reading
+// them, where each workload's own namespace string sits in memory far from
+// the rest of the walk (under Kueue's harness comparing them was half of
+// the loop's tally).
+func (r *record) pendingKey() types.NamespacedName {
+	return types.NamespacedName{Namespace: r.lq.Namespace, Name: r.info.Key.Name}
+}
+
 // setInfo points r at info, keeping what is derived from it in step.
 func (r *record) setInfo(info *workload.Info) {
 	r.info = info

@@ -215,7 +215,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 			rn.outcome.noteUnfit(s.blockersOf(rn.q, r))
 		}
 	}
-	return append(out, r.pendingDecision(Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message})), held
+	return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message})), held
 }
 
 // notAdmitted settles a head that stopped fitting and moves its queue on.
@@ -242,7 +242,7 @@ func (s *Scheduler) blockRest(rn *run, blocker *record, out []Decision) []Decisi
 			out = append(out, d)
 			continue
 		}
-		out = append(out, e.r.pendingDecision(Pending{Workload: e.r.info.Key, LocalQueue: e.r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonBlockedByStrictFIFOHead, Message: msg}))
+		out = append(out, e.r.pendingDecision(Pending{Workload: e.r.pendingKey(), LocalQueue: e.r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonBlockedByStrictFIFOHead, Message: msg}))
 	}
 }
 
