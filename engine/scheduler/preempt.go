@@ -181,6 +181,9 @@ func (s *Scheduler) dropPreemption(key types.NamespacedName) {
 			s.wake(vr.admission.ClusterQueue)
 		}
 	}
+	if r, ok := s.workloads[key]; ok && r.inflight == in {
+		r.inflight = nil
+	}
 	delete(s.preempting, key)
 }
 
@@ -265,8 +268,8 @@ func (s *Scheduler) fitsNow(q *quota.ClusterQueue, usage resources.Amounts) bool
 
 // waiting returns the decision for a preemptor whose victims still hold quota.
 func (s *Scheduler) waiting(q *quota.ClusterQueue, r *record) (Decision, bool) {
-	in, ok := s.preempting[r.info.Key]
-	if !ok {
+	in := r.inflight
+	if in == nil {
 		return nil, false
 	}
 	return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonWaitingForPreemption,
@@ -336,6 +339,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	s.victimsVer++
 	s.candVer++
 	s.preempting[r.info.Key] = in
+	r.inflight = in
 	s.chargePhantom(r.info.Key, in)
 	out = append(out, d)
 	w, _ := s.waiting(q, r)

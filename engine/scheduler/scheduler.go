@@ -248,6 +248,10 @@ type record struct {
 	// orc is the preemption oracle its flavor assignments consult
 	// (assignOptions).
 	orc oracle
+	// inflight is its entry in Scheduler.preempting while it waits for its
+	// victims: the walk asks every pending workload (waiting), and a map
+	// lookup by its key read two strings far from the record each time.
+	inflight *inflight
 }
 
 // pendingDecision returns p as a Decision, reusing the one last emitted for r
