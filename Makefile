@@ -47,9 +47,9 @@ test-integration:
 ## test: what CI runs. Generated files fresh, vet clean, unit and integration tests.
 test: verify-generated vet test-unit test-integration
 
-## bench: the engine's benchmarks, reported in the README.
+## bench: the engine's and the scheduling loop's benchmarks, reported in the README.
 bench:
-	go test -run '^$$' -bench . -benchmem ./engine/...
+	go test -run '^$$' -bench . -benchmem ./engine/... ./controllers/core
 
 ## kueue-perf: Kueue's scheduler performance harness, quokka manager and minimalkueue
 ## side by side (KUEUE_PERF_CONFIG=small for a quick run; KUEUE_PERF_ARGS=--chaos).
