@@ -13,7 +13,7 @@ import (
 // A loaded cycle has one Pending decision per pending workload, and the
 // engine's heads take turns across the queues of a tree, so consecutive
 // decisions often name different queues: a map update per decision (or per
-// run of one queue's decisions) was a tenth of the manager's CPU under
+// run of one queue's decisions) was a twentieth of the manager's CPU under
 // Kueue's harness. Here a decision costs a comparison with the previous
 // decision's queue, whose name the engine's decisions share, and a map
 // lookup only when the queue changes; the result maps are filled once per
