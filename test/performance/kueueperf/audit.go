@@ -56,6 +56,8 @@ type auditEvent struct {
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
 	} `json:"objectRef"`
 	ResponseStatus *struct {
 		Code int `json:"code"`
@@ -65,8 +67,9 @@ type auditEvent struct {
 }
 
 // countAudit reads the API server's audit log once and counts each user's
-// writes (the log of a baseline run holds about 100,000 requests).
-func countAudit(path string, users ...string) (map[string]*auditCounts, error) {
+// writes (the log of a baseline run holds about 100,000 requests); phases, when
+// not nil, sees every completed request too.
+func countAudit(path string, phases *phaseLog, users ...string) (map[string]*auditCounts, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the audit log: %w", err)
@@ -82,6 +85,9 @@ func countAudit(path string, users ...string) (map[string]*auditCounts, error) {
 		var e auditEvent
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if phases != nil && e.Stage == "ResponseComplete" {
+			phases.note(&e)
 		}
 		out, ok := counts[e.User.Username]
 		if e.Stage != "ResponseComplete" || !ok || e.ObjectRef == nil {

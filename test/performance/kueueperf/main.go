@@ -40,6 +40,7 @@ type options struct {
 	chaos                        bool
 	seed                         int64
 	profile                      bool
+	analyze                      string
 }
 
 func main() {
@@ -57,6 +58,7 @@ func main() {
 	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it, kill -9 and restart the API server once; check that nothing is lost or over-admitted")
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
+	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory and print each class's admission phase; runs nothing")
 	flag.Parse()
 	// envtest and the clients log through controller-runtime; the harness
 	// reports through its table and the processes' own logs, so theirs go
@@ -69,6 +71,9 @@ func main() {
 }
 
 func run(o options) error {
+	if o.analyze != "" {
+		return analyze(os.Stdout, o.analyze)
+	}
 	for name, v := range map[string]string{"--runner": o.runner, "--quokka-crds": o.quokkaCRDs, "--kueue-crds": o.kueueCRDs} {
 		if v == "" {
 			return fmt.Errorf("%s is required (run hack/kueue-perf.sh)", name)

@@ -57,7 +57,9 @@ type sideResult struct {
 	// runnerWrites are the runner's: its Finished patches' latency is what
 	// holds quota beyond each workload's runtime.
 	runnerWrites *auditCounts
-	chaos        *chaosReport
+	// phases are each class's admission phase (see phaseLog).
+	phases map[string]classPhase
+	chaos  *chaosReport
 }
 
 func (s *side) run(ctx context.Context) (*sideResult, error) {
@@ -122,11 +124,13 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	if res.summary, err = readSummary(filepath.Join(s.dir, "summary.yaml")); err != nil {
 		return nil, err
 	}
-	counts, err := countAudit(filepath.Join(s.dir, "audit.log"), managerUser, runnerUser)
+	phases := newPhaseLog(managerUser, runnerUser)
+	counts, err := countAudit(filepath.Join(s.dir, "audit.log"), phases, managerUser, runnerUser)
 	if err != nil {
 		return nil, err
 	}
 	res.writes, res.runnerWrites = counts[managerUser], counts[runnerUser]
+	res.phases = phases.phases()
 	return res, nil
 }
 

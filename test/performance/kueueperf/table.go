@@ -43,6 +43,15 @@ func printTable(w io.Writer, results []*sideResult) {
 			return (time.Duration(c.AverageTimeToAdmissionMs) * time.Millisecond).Round(10 * time.Millisecond).String()
 		})
 	}
+	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.phases) }) {
+		row("admitted "+class+": middle 90% (since the first create), admitted/s, Finished/s (all classes)", func(r *sideResult) string {
+			c, ok := r.phases[class]
+			if !ok {
+				return "-"
+			}
+			return c.String()
+		})
+	}
 	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
 		row("evictions, "+class, func(r *sideResult) string { return fmt.Sprint(r.summary.WorkloadClasses[class].TotalEvictions) })
 	}

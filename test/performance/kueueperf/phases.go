@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Under Kueue's baseline the classes are admitted one after the other, in
+// priority order: the large workloads take the quota for the first minute or
+// more, then the medium ones, then the small ones, each phase at the pace at
+// which the runner marks workloads Finished (the quota is full, so a workload
+// is admitted as another finishes). A class's average wait is therefore where
+// its phase starts and how fast it runs; phaseLog reads both off the audit log.
+
+// phaseLog collects, from the API server's audit log, when each workload was
+// created, admitted and finished.
+type phaseLog struct {
+	manager, runner string
+	start           time.Time
+	workloads       map[string]*workloadTimes
+	// finishes are the runner's workloads/status writes, all classes.
+	finishes []time.Time
+}
+
+type workloadTimes struct {
+	class string
+	// managerWrites are the manager's successful writes of the workload.
+	managerWrites []time.Time
+	// finished is the runner's last successful workloads/status write: the
+	// Finished condition, after any eviction it finished.
+	finished time.Time
+}
+
+func newPhaseLog(manager, runner string) *phaseLog {
+	return &phaseLog{manager: manager, runner: runner, workloads: map[string]*workloadTimes{}}
+}
+
+// note takes one completed request.
+func (p *phaseLog) note(e *auditEvent) {
+	if e.ObjectRef == nil || e.ObjectRef.Resource != "workloads" || e.ResponseStatus == nil ||
+		e.ResponseStatus.Code < 200 || e.ResponseStatus.Code > 299 {
+		return
+	}
+	key := e.ObjectRef.Namespace + "/" + e.ObjectRef.Name
+	switch user := e.User.Username; {
+	case user == p.runner && e.Verb == "create":
+		if p.start.IsZero() || e.Received.Before(p.start) {
+			p.start = e.Received
+		}
+		p.workloads[key] = &workloadTimes{class: workloadClass(e.ObjectRef.Name)}
+	case user == p.runner && e.ObjectRef.Subresource == "status":
+		p.finishes = append(p.finishes, e.Completed)
+		if w := p.workloads[key]; w != nil {
+			w.finished = e.Completed
+		}
+	case user == p.manager:
+		if w := p.workloads[key]; w != nil {
+			w.managerWrites = append(w.managerWrites, e.Completed)
+		}
+	}
+}
+
+// workloadClass is the class of a workload the runner's generator named
+// "<class>-<set>-<group>-<index>".
+func workloadClass(name string) string {
+	parts := strings.Split(name, "-")
+	if len(parts) < 4 {
+		return name
+	}
+	return strings.Join(parts[:len(parts)-3], "-")
+}
+
+// classPhase is one class's phase: the middle 90% of its admissions (seconds
+// since the first workload was created), how many were admitted per second in
+// it, and how many workloads of any class the runner marked Finished per
+// second in it.
+type classPhase struct {
+	class                          string
+	from, to                       time.Duration
+	admittedPerSec, finishedPerSec float64
+}
+
+func (c classPhase) String() string {
+	return fmt.Sprintf("%.0f–%.0f s, %.1f/s, %.1f/s", c.from.Seconds(), c.to.Seconds(), c.admittedPerSec, c.finishedPerSec)
+}
+
+// phases works out each class's phase. A workload's admission is the
+// manager's last write before the runner's Finished write (earlier ones are
+// pending reasons, or admissions that an eviction undid); a workload that
+// never finished is left out.
+func (p *phaseLog) phases() map[string]classPhase {
+	admitted := map[string][]time.Duration{}
+	for _, w := range p.workloads {
+		var at time.Time
+		for _, t := range w.managerWrites {
+			if t.Before(w.finished) && t.After(at) {
+				at = t
+			}
+		}
+		if w.finished.IsZero() || at.IsZero() {
+			continue
+		}
+		admitted[w.class] = append(admitted[w.class], at.Sub(p.start))
+	}
+	out := map[string]classPhase{}
+	for class, ts := range admitted {
+		slices.Sort(ts)
+		from, to := ts[len(ts)*5/100], ts[min(len(ts)-1, len(ts)*95/100)]
+		span := (to - from).Seconds()
+		if span <= 0 {
+			continue
+		}
+		in := 0
+		for _, t := range ts {
+			if t >= from && t <= to {
+				in++
+			}
+		}
+		fin := 0
+		for _, t := range p.finishes {
+			if d := t.Sub(p.start); d >= from && d <= to {
+				fin++
+			}
+		}
+		out[class] = classPhase{class: class, from: from, to: to, admittedPerSec: float64(in) / span, finishedPerSec: float64(fin) / span}
+	}
+	return out
+}
+
+// analyze prints the phases of an earlier run from the audit logs in its
+// output directory, one column per side found there.
+func analyze(w io.Writer, dir string) error {
+	var results []*sideResult
+	for _, name := range []string{"quokka", "minimalkueue"} {
+		path := filepath.Join(dir, name, "audit.log")
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		phases := newPhaseLog(managerUser, runnerUser)
+		if _, err := countAudit(path, phases); err != nil {
+			return err
+		}
+		results = append(results, &sideResult{name: name, phases: phases.phases()})
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("--analyze: no quokka/audit.log or minimalkueue/audit.log under %s", dir)
+	}
+	fmt.Fprintln(w, "| | "+strings.Join(sideNames(results), " | ")+" |")
+	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(results)+1))
+	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.phases) }) {
+		cells := []string{"admitted " + class + ": middle 90%, admitted/s, Finished/s (all classes)"}
+		for _, r := range results {
+			if c, ok := r.phases[class]; ok {
+				cells = append(cells, c.String())
+			} else {
+				cells = append(cells, "-")
+			}
+		}
+		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
+	}
+	return nil
+}
+
+func sideNames(results []*sideResult) []string {
+	out := make([]string, len(results))
+	for i, r := range results {
+		out[i] = r.name
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The phases come from the audit log: a workload is admitted by the manager's
+// last write before the runner's Finished write (not by an earlier pending
+// reason, nor by an admission an eviction undid), and the span is the middle
+// 90% of a class's admissions, since the first workload was created.
+func TestPhasesFromAuditLog(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	var lines []string
+	write := func(user, verb, ns, name, sub string, code int, done time.Time) {
+		e := map[string]any{
+			"stage": "ResponseComplete", "verb": verb, "requestURI": "/apis/kueue.x-k8s.io/v1beta2/x",
+			"user":                     map[string]any{"username": user},
+			"objectRef":                map[string]any{"resource": "workloads", "subresource": sub, "namespace": ns, "name": name},
+			"responseStatus":           map[string]any{"code": code},
+			"requestReceivedTimestamp": done.Add(-10 * time.Millisecond), "stageTimestamp": done,
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	// 100 large workloads admitted one per 100 ms from t=10 s, each finished
+	// 1 s later; 100 small ones admitted one per 50 ms from t=30 s. Every
+	// large one first got a pending reason at t=1 s; the first ten were
+	// admitted at t=2 s, evicted and admitted again in their slot.
+	for i := range 100 {
+		name := fmt.Sprintf("large-2-0-%d", i)
+		write(runnerUser, "create", "ns", name, "", 201, at(0.01*float64(i)))
+		write(managerUser, "update", "ns", name, "status", 200, at(1))
+		if i < 10 {
+			write(managerUser, "update", "ns", name, "status", 200, at(2))
+			write(runnerUser, "patch", "ns", name, "status", 200, at(3))
+		}
+		adm := 10 + 0.1*float64(i)
+		write(managerUser, "update", "ns", name, "status", 200, at(adm))
+		// A refused write counts for nothing.
+		write(managerUser, "update", "ns", name, "status", 409, at(adm+0.5))
+		write(runnerUser, "patch", "ns", name, "status", 200, at(adm+1))
+	}
+	for i := range 100 {
+		name := fmt.Sprintf("small-0-0-%d", i)
+		write(runnerUser, "create", "ns", name, "", 201, at(5+0.01*float64(i)))
+		adm := 30 + 0.05*float64(i)
+		write(managerUser, "update", "ns", name, "status", 200, at(adm))
+		write(runnerUser, "patch", "ns", name, "status", 200, at(adm+0.2))
+	}
+	// One never finished: left out.
+	write(runnerUser, "create", "ns", "small-0-0-999", "", 201, at(6))
+	write(managerUser, "update", "ns", "small-0-0-999", "status", 200, at(31))
+
+	path := filepath.Join(t.TempDir(), "audit.log")
+	body := ""
+	for _, l := range lines {
+		body += l + "\n"
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := newPhaseLog(managerUser, runnerUser)
+	if _, err := countAudit(path, log); err != nil {
+		t.Fatal(err)
+	}
+	got := log.phases()
+	near := func(a, b float64) bool { return math.Abs(a-b) < 0.02 }
+
+	large, ok := got["large"]
+	if !ok {
+		t.Fatalf("no large phase in %v", got)
+	}
+	// Admissions at 10.0, 10.1, …, 19.9 s: the 5th is 10.5 s, the 95th 19.5 s.
+	if !near(large.from.Seconds(), 10.5) || !near(large.to.Seconds(), 19.5) {
+		t.Errorf("large phase %v–%v, want 10.5 s–19.5 s", large.from, large.to)
+	}
+	if !near(large.admittedPerSec, 91.0/9) {
+		t.Errorf("large admitted %.2f/s, want %.2f/s", large.admittedPerSec, 91.0/9)
+	}
+	// Finished in 10.5–19.5 s: the large ones admitted at 10.0–18.5 s (the
+	// evictions' patches came at 3 s).
+	if !near(large.finishedPerSec, 86.0/9) {
+		t.Errorf("Finished during the large phase %.2f/s, want %.2f/s", large.finishedPerSec, 86.0/9)
+	}
+	small := got["small"]
+	if !near(small.from.Seconds(), 30.25) || !near(small.to.Seconds(), 34.75) {
+		t.Errorf("small phase %v–%v, want 30.25 s–34.75 s", small.from, small.to)
+	}
+	if !near(small.admittedPerSec, 91.0/4.5) {
+		t.Errorf("small admitted %.2f/s, want %.2f/s", small.admittedPerSec, 91.0/4.5)
+	}
+}
+
+func TestWorkloadClass(t *testing.T) {
+	for name, want := range map[string]string{
+		"large-2-0-17":   "large",
+		"my-class-0-1-2": "my-class",
+		"odd":            "odd",
+		"x-1-2":          "x-1-2",
+	} {
+		if got := workloadClass(name); got != want {
+			t.Errorf("workloadClass(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
