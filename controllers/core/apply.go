@@ -132,6 +132,8 @@ func (r *applyResult) add(fn func()) {
 // updateWorkloadStatus reads the workload (the informer's copy first, the API
 // server's after a conflict), lets mutate change it, and writes its status,
 // retrying on conflict. mutate returns errSkip when there is nothing to write.
+// The workload returned is the one written, with the resourceVersion it was
+// read with (see workloadStatusWriter).
 func (l *loop) updateWorkloadStatus(ctx context.Context, key types.NamespacedName, mutate func(wl *kueue.Workload) error) (*kueue.Workload, error) {
 	attempt := 0
 	var wl *kueue.Workload
@@ -150,7 +152,7 @@ func (l *loop) updateWorkloadStatus(ctx context.Context, key types.NamespacedNam
 		if err := mutate(wl); err != nil {
 			return err
 		}
-		return l.client.Status().Update(ctx, wl)
+		return l.statusWriter.update(ctx, wl)
 	})
 	return wl, err
 }

@@ -20,14 +20,16 @@ import (
 // change and applies the decisions through the API. It needs leadership, so only
 // one replica writes decisions.
 type loop struct {
-	log       logr.Logger
-	engine    *Engine
-	client    client.Client
-	apiReader client.Reader
-	cache     cache.Cache
-	events    EventRecorder
-	metrics   *metrics.Metrics
-	pending   *pendingTracker
+	log    logr.Logger
+	engine *Engine
+	client client.Client
+	// statusWriter writes Workload status for the cycles' decisions.
+	statusWriter *workloadStatusWriter
+	apiReader    client.Reader
+	cache        cache.Cache
+	events       EventRecorder
+	metrics      *metrics.Metrics
+	pending      *pendingTracker
 	// deferred holds the heads' pending reasons not written yet.
 	deferred *deferredReasons
 	// admittedEvents bounds the Admitted events (see eventBudget).

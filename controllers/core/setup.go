@@ -67,11 +67,16 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding metrics: %w", err)
 	}
+	statusWriter, err := newWorkloadStatusWriter(mgr)
+	if err != nil {
+		return err
+	}
 	loopOpts := opts.Loop.withDefaults()
 	l := &loop{
 		log:            mgr.GetLogger().WithName("scheduler"),
 		engine:         engine,
 		client:         mgr.GetClient(),
+		statusWriter:   statusWriter,
 		apiReader:      mgr.GetAPIReader(),
 		cache:          mgr.GetCache(),
 		events:         events,
