@@ -272,7 +272,7 @@ func (s *Scheduler) waiting(q *quota.ClusterQueue, r *record) (Decision, bool) {
 	if in == nil {
 		return nil, false
 	}
-	return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonWaitingForPreemption,
+	return Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonWaitingForPreemption,
 		Message: fmt.Sprintf("waiting for %d preempted workloads to be evicted", len(in.victims))}, true
 }
 

@@ -152,14 +152,10 @@ func analyze(w io.Writer, dir string) error {
 	}
 	fmt.Fprintln(w, "| | "+strings.Join(sideNames(results), " | ")+" |")
 	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(results)+1))
-	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.phases) }) {
-		cells := []string{"admitted " + class + ": middle 90%, admitted/s, Finished/s (all classes)"}
+	for _, class := range phaseClasses(results) {
+		cells := []string{phaseLabel(class)}
 		for _, r := range results {
-			if c, ok := r.phases[class]; ok {
-				cells = append(cells, c.String())
-			} else {
-				cells = append(cells, "-")
-			}
+			cells = append(cells, phaseCell(r, class))
 		}
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 	}

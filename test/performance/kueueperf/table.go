@@ -43,14 +43,8 @@ func printTable(w io.Writer, results []*sideResult) {
 			return (time.Duration(c.AverageTimeToAdmissionMs) * time.Millisecond).Round(10 * time.Millisecond).String()
 		})
 	}
-	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.phases) }) {
-		row("admitted "+class+": middle 90% (since the first create), admitted/s, Finished/s (all classes)", func(r *sideResult) string {
-			c, ok := r.phases[class]
-			if !ok {
-				return "-"
-			}
-			return c.String()
-		})
+	for _, class := range phaseClasses(results) {
+		row(phaseLabel(class), func(r *sideResult) string { return phaseCell(r, class) })
 	}
 	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
 		row("evictions, "+class, func(r *sideResult) string { return fmt.Sprint(r.summary.WorkloadClasses[class].TotalEvictions) })
@@ -159,4 +153,22 @@ func (c *chaosReport) cell(f func(*chaosReport) string) string {
 		return "-"
 	}
 	return f(c)
+}
+
+// phaseClasses, phaseLabel and phaseCell make the phase rows (see phaseLog),
+// in the side-by-side table and in --analyze's.
+func phaseClasses(results []*sideResult) []string {
+	return unionKeys(results, func(r *sideResult) []string { return mapKeys(r.phases) })
+}
+
+func phaseLabel(class string) string {
+	return "admitted " + class + ": middle 90% (since the first create), admitted/s, Finished/s (all classes)"
+}
+
+func phaseCell(r *sideResult, class string) string {
+	c, ok := r.phases[class]
+	if !ok {
+		return "-"
+	}
+	return c.String()
 }
