@@ -118,6 +118,12 @@ type Result struct {
 	// Oracled tells that the oracle was consulted: the result then depends
 	// on the admitted workloads preemption could take, not only on usage.
 	Oracled bool
+	// OracleChose tells that the oracle was consulted for a resource group
+	// with more than one flavor: its answers may have decided which flavor
+	// the workload gets. With one flavor per group they decide only the
+	// preemption mode and the borrowing level of the one assignment there
+	// is, which the preemption search itself settles.
+	OracleChose bool
 }
 
 // Assignment is a complete flavor assignment that does not fit yet.
@@ -170,7 +176,7 @@ func Assign(c *quota.Cache, cq *quota.ClusterQueue, podSets []workload.PodSet, o
 	if !res.Fits && !opts.Explain && !opts.Quiet {
 		// Rerun, recording outcomes, only on failure: the message needs them and
 		// the admission fast path does not. The oracle's answers carry over.
-		a = assigner{cache: c, cq: cq, explain: true, opts: opts, judged: a.judged, oracled: a.oracled}
+		a = assigner{cache: c, cq: cq, explain: true, opts: opts, judged: a.judged, oracled: a.oracled, chose: a.chose}
 		res = a.run(podSets)
 	}
 	return res
@@ -185,6 +191,9 @@ type assigner struct {
 	// tells whether the oracle was consulted at all.
 	judged  map[judgement]granular
 	oracled bool
+	// choosing is set while a group with more than one flavor is searched,
+	// and chose once the oracle was asked there (Result.OracleChose).
+	choosing, chose bool
 }
 
 type judgement struct {
@@ -250,7 +259,7 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 				}
 				if out.PreemptFlavor == "" {
 					res.PodSets, res.Usage, res.Borrowing, res.BorrowLevel = nil, nil, false, 0
-					res.Oracled = a.oracled
+					res.Oracled, res.OracleChose = a.oracled, a.chose
 					return res
 				}
 				// Keep going with the flavor preemption could free, so that the
@@ -274,7 +283,7 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 		}
 		res.PodSets = append(res.PodSets, psa)
 	}
-	res.Oracled = a.oracled
+	res.Oracled, res.OracleChose = a.oracled, a.chose
 	if !res.Fits {
 		res.Preemption = &Assignment{PodSets: res.PodSets, Usage: res.Usage, Borrowing: res.Borrowing, BorrowLevel: res.BorrowLevel}
 		res.PodSets, res.Usage, res.Borrowing, res.BorrowLevel = nil, nil, false, 0
@@ -290,6 +299,7 @@ func (a *assigner) group(g *quota.ResourceGroup, ps *workload.PodSet, reqs []cor
 		out.Resources = append([]corev1.ResourceName(nil), reqs...)
 	}
 	best := ""
+	a.choosing = len(g.Flavors) > 1
 	for _, f := range g.Flavors {
 		fo := a.flavor(f, ps, reqs, assigned)
 		if a.explain {
@@ -306,6 +316,7 @@ func (a *assigner) group(g *quota.ResourceGroup, ps *workload.PodSet, reqs []cor
 			best, out.g, out.level = f, fo.g, fo.BorrowLevel
 		}
 	}
+	a.choosing = false
 	switch {
 	case best == "" || out.g.mode == modeNoFit:
 		out.g = worstGranular()
@@ -384,6 +395,9 @@ func (a *assigner) cell(fr resources.FlavorResource, ro *ResourceOutcome, fo *Fl
 		return granular{mode: modeNoFit, borrow: borrow}
 	}
 	j := judgement{fr: fr, val: val}
+	if a.opts.Oracle != nil && a.choosing {
+		a.chose = true
+	}
 	if g, ok := a.judged[j]; ok {
 		fo.NoCandidates = fo.NoCandidates || g.mode == modeNoCandidates
 		return g

@@ -76,3 +76,57 @@ func TestQuietAndExplainDecideAsTheFastPass(t *testing.T) {
 		})
 	}
 }
+
+// countingOracle answers that preemption finds no victims, counting the
+// questions.
+type countingOracle struct{ asked int }
+
+func (o *countingOracle) SimulatePreemption(*quota.ClusterQueue, resources.FlavorResource, int64) (Possibility, int) {
+	o.asked++
+	return NoCandidates, 0
+}
+
+// OracleChose "tells that the oracle was consulted for a resource group with
+// more than one flavor": with one flavor per group the oracle is asked but
+// cannot choose; with two it may; and without a question it is false either
+// way.
+func TestOracleChoseOnlyBetweenFlavors(t *testing.T) {
+	const gpu = corev1.ResourceName("nvidia.com/gpu")
+	cases := []struct {
+		name    string
+		flavors []string
+		request string
+		asked   bool
+		chose   bool
+	}{
+		{name: "one flavor, needs preemption", flavors: []string{"a"}, request: "3", asked: true},
+		{name: "two flavors, needs preemption", flavors: []string{"a", "b"}, request: "3", asked: true, chose: true},
+		{name: "two flavors, fits", flavors: []string{"a", "b"}, request: "1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := quota.New(quota.Options{})
+			cq := MakeClusterQueue("cq")
+			for _, f := range tc.flavors {
+				c.UpsertResourceFlavor(MakeFlavor(f).Obj())
+				cq.Quota(f, gpu, "4")
+			}
+			if err := c.UpsertClusterQueue(cq.Obj()); err != nil {
+				t.Fatal(err)
+			}
+			q, _ := c.ClusterQueue("cq")
+			for _, f := range tc.flavors {
+				c.Charge(types.NamespacedName{Namespace: "ns", Name: "used-" + f}, "cq", resources.Amounts{{Flavor: f, Resource: gpu}: 2})
+			}
+			wl, err := workload.FromAPI(MakeWorkload("ns", "wl").Request(gpu, tc.request).Obj())
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &countingOracle{}
+			res := Assign(c, q, wl.PodSets, Options{Oracle: o})
+			if (o.asked > 0) != tc.asked || res.Oracled != tc.asked || res.OracleChose != tc.chose {
+				t.Fatalf("asked %d times, Oracled %v, OracleChose %v; want asked %v, chose %v", o.asked, res.Oracled, res.OracleChose, tc.asked, tc.chose)
+			}
+		})
+	}
+}

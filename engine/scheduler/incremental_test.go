@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -28,81 +29,117 @@ import (
 // return[s] Pending decisions only in the first cycle after WakeAll", and the
 // other cycles "still admit, preempt and evict exactly as they would".
 func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
-	const steps = 3000
 	// Seeds 1-6 include a fair-sharing seed (5) and two quiet ones (3, 6);
 	// -short keeps 1-5; QUOKKA_PROPERTY_SEEDS=24 is the long run.
 	for seed := uint64(1); seed <= propertySeeds(t, 6, 5); seed++ {
 		fair, quiet := seed%5 == 0, seed%3 == 0
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			t.Parallel()
-			g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair}
-			opts := Options{}
-			if fair {
-				opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
-			}
-			full := opts
-			full.DisableIncrementalCycle = true
-			inc := opts
-			inc.QuietCycles = quiet
-			a, b := New(inc), New(full)
-			both := func(o op) { o(a); o(b) }
-			for _, f := range propFlavors {
-				rf := MakeFlavor(f).Obj()
-				both(func(s *Scheduler) { s.UpsertResourceFlavor(rf) })
-			}
-			for _, name := range propCohorts {
-				c := g.cohort(name)
-				both(func(s *Scheduler) { _ = s.UpsertCohort(c.DeepCopy()) })
-			}
-			for _, name := range propQueues {
-				cq := g.clusterQueue(name)
-				lq := MakeLocalQueue("ns", name, name).Obj()
-				both(func(s *Scheduler) { _ = s.UpsertClusterQueue(cq.DeepCopy()); s.UpsertLocalQueue(lq) })
-			}
-			both(func(s *Scheduler) { s.UpsertNamespace("ns", nil) })
-			cycles, pending, preempted := 0, 0, 0
-			for i := range steps {
-				o, cycle := g.step(a)
-				if !cycle {
-					both(o)
-					continue
-				}
-				for range 1 + g.rnd.IntN(3) {
-					woken := g.maybe(0.2)
-					if woken {
-						a.WakeAll()
-					}
-					da, db := a.Cycle(now), b.Cycle(now)
-					cycles++
-					if woken && !reflect.DeepEqual(da, db) {
-						t.Fatalf("step %d: after WakeAll, incremental and full cycles decided differently:\n%v\n%v", i, da, db)
-					}
-					compareIncremental(t, i, da, db)
-					for _, d := range da {
-						if _, ok := d.(Pending); ok {
-							pending++
-							if quiet && !woken {
-								t.Fatalf("step %d: a quiet cycle not after WakeAll returned %v", i, d)
-							}
-						}
-					}
-					for _, p := range preempts(da) {
-						preempted++
-						if g.maybe(0.7) {
-							for _, v := range p.Victims {
-								a.EvictWorkload(v.Workload)
-								b.EvictWorkload(v.Workload)
-							}
-						}
-					}
-				}
-			}
-			if pending == 0 || preempted == 0 {
-				t.Fatalf("the stream must leave workloads pending and preempt: %d pending decisions, %d preemptions", pending, preempted)
-			}
-			t.Logf("%d steps, %d cycles, %d pending decisions, %d preemptions, %d heads lost for good", steps, cycles, pending, preempted, a.lost)
+			incrementalAgainstFull(t, seed, fair, quiet, false)
 		})
 	}
+}
+
+// The same with one flavor per ClusterQueue and reclaim within the Cohort
+// Any, where a queue whose workloads' preemption searches found no victims
+// in the queue itself sleeps, and a preemption elsewhere in its tree may wake
+// it within the cycle (late.go): the stream must wake some that way.
+func TestIncrementalCycleDecidesAsFullCycleOneFlavor(t *testing.T) {
+	var late atomic.Uint64
+	t.Run("seeds", func(t *testing.T) {
+		for seed := uint64(1); seed <= propertySeeds(t, 4, 3); seed++ {
+			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+				t.Parallel()
+				late.Add(incrementalAgainstFull(t, seed, false, seed%3 == 0, true))
+			})
+		}
+	})
+	if late.Load() == 0 {
+		t.Fatal("no preemption woke a sleeping queue within its cycle: the stream no longer exercises late.go")
+	}
+}
+
+// incrementalAgainstFull plays one seed's random stream through an
+// incremental and a full-walk scheduler and compares every cycle (see
+// TestIncrementalCycleDecidesAsFullCycle); it returns how many sleeping
+// queues preemptions woke within their cycle.
+func incrementalAgainstFull(t *testing.T, seed uint64, fair, quiet, oneFlavor bool) uint64 {
+	const steps = 3000
+	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: oneFlavor}
+	opts := Options{}
+	if fair {
+		opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
+	}
+	full := opts
+	full.DisableIncrementalCycle = true
+	inc := opts
+	inc.QuietCycles = quiet
+	a, b := New(inc), New(full)
+	both := func(o op) { o(a); o(b) }
+	for _, f := range propFlavors {
+		rf := MakeFlavor(f).Obj()
+		both(func(s *Scheduler) { s.UpsertResourceFlavor(rf) })
+	}
+	for _, name := range propCohorts {
+		c := g.cohort(name)
+		both(func(s *Scheduler) { _ = s.UpsertCohort(c.DeepCopy()) })
+	}
+	for _, name := range propQueues {
+		cq := g.clusterQueue(name)
+		lq := MakeLocalQueue("ns", name, name).Obj()
+		both(func(s *Scheduler) { _ = s.UpsertClusterQueue(cq.DeepCopy()); s.UpsertLocalQueue(lq) })
+	}
+	both(func(s *Scheduler) { s.UpsertNamespace("ns", nil) })
+	cycles, pending, preempted := 0, 0, 0
+	for i := range steps {
+		o, cycle := g.step(a)
+		if !cycle {
+			both(o)
+			continue
+		}
+		for range 1 + g.rnd.IntN(3) {
+			woken := g.maybe(0.2)
+			if woken {
+				a.WakeAll()
+			}
+			da, db := a.Cycle(now), b.Cycle(now)
+			cycles++
+			if woken && !reflect.DeepEqual(da, db) {
+				t.Fatalf("step %d: after WakeAll, incremental and full cycles decided differently:\n%v\n%v", i, da, db)
+			}
+			if i == 2784 && oneFlavor {
+				for _, d := range da {
+					t.Logf("INC %v", d)
+				}
+				for _, d := range db {
+					t.Logf("FULL %v", d)
+				}
+			}
+			compareIncremental(t, i, da, db)
+			for _, d := range da {
+				if _, ok := d.(Pending); ok {
+					pending++
+					if quiet && !woken {
+						t.Fatalf("step %d: a quiet cycle not after WakeAll returned %v", i, d)
+					}
+				}
+			}
+			for _, p := range preempts(da) {
+				preempted++
+				if g.maybe(0.7) {
+					for _, v := range p.Victims {
+						a.EvictWorkload(v.Workload)
+						b.EvictWorkload(v.Workload)
+					}
+				}
+			}
+		}
+	}
+	if pending == 0 || preempted == 0 {
+		t.Fatalf("the stream must leave workloads pending and preempt: %d pending decisions, %d preemptions", pending, preempted)
+	}
+	t.Logf("%d steps, %d cycles, %d pending decisions, %d preemptions, %d heads lost for good, %d queues woken late, %d kept asleep by a probe of their arrivals", steps, cycles, pending, preempted, a.lost, a.lateWakes, a.probed)
+	return a.lateWakes
 }
 
 // compareIncremental checks an incremental cycle's decisions against a full

@@ -326,8 +326,10 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		// again, in whatever state the tree is then.
 		return out, false, scopeContended, nil
 	}
-	// Deferred walks must see the state as it was before the preemption.
+	// Deferred walks must see the state as it was before the preemption,
+	// and so must the sleeping queues it may wake.
 	s.settleDeferred()
+	late := s.lateWalks()
 	d := Preempt{Preemptor: r.info.Key, PreemptorClusterQueue: q.Name()}
 	in := &inflight{cq: q.Name(), usage: res.Preemption.Usage.Clone(), assignment: res.Preemption, cycle: s.cycle}
 	for _, t := range targets {
@@ -341,6 +343,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	s.preempting[r.info.Key] = in
 	r.inflight = in
 	s.chargePhantom(r.info.Key, in)
+	s.wakeLate(late)
 	out = append(out, d)
 	w, _ := s.waiting(q, r)
 	return append(out, w), true, scope, nil

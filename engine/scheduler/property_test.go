@@ -36,6 +36,11 @@ type gen struct {
 	// fair draws fair-sharing weights and never borrowWithinCohort (which
 	// Kueue rejects together with fair sharing).
 	fair bool
+	// oneFlavor gives every ClusterQueue the h100 flavor only, reclaim
+	// within its Cohort Any and BestEffortFIFO, and every Cohort no parent:
+	// queues whose preemption searches find no victims sleep (see
+	// settleUnfit).
+	oneFlavor bool
 }
 
 func (g *gen) maybe(p float64) bool { return g.rnd.Float64() < p }
@@ -59,7 +64,7 @@ func (g *gen) clusterQueue(name string) *kueue.ClusterQueue {
 		cq.Cohort(cohort)
 	}
 	for _, f := range propFlavors {
-		if f == "a100" && g.maybe(0.3) {
+		if f == "a100" && (g.maybe(0.3) || g.oneFlavor) {
 			continue
 		}
 		for _, r := range propResources {
@@ -73,7 +78,7 @@ func (g *gen) clusterQueue(name string) *kueue.ClusterQueue {
 			cq.Quota(f, r, fmt.Sprint(n), opts...)
 		}
 	}
-	if g.maybe(0.2) {
+	if g.maybe(0.2) && !g.oneFlavor {
 		cq.Strategy(kueue.StrictFIFO)
 	}
 	if g.maybe(0.2) {
@@ -83,7 +88,11 @@ func (g *gen) clusterQueue(name string) *kueue.ClusterQueue {
 	// meaning across versions of this test.
 	reclaims := []kueue.PreemptionPolicy{never, lower, any_}
 	withins := []kueue.PreemptionPolicy{never, lower, lowerEq}
-	cq.Preemption(reclaims[g.rnd.IntN(3)], withins[g.rnd.IntN(3)])
+	reclaim := reclaims[g.rnd.IntN(3)]
+	if g.oneFlavor {
+		reclaim = any_
+	}
+	cq.Preemption(reclaim, withins[g.rnd.IntN(3)])
 	if !g.fair && g.maybe(0.2) && cq.Spec.Preemption.ReclaimWithinCohort != never {
 		cq.BorrowWithinCohort(nil)
 	}
@@ -101,7 +110,11 @@ func (g *gen) cohort(name string) *kueue.Cohort {
 	parent := ""
 	if g.maybe(0.6) {
 		parent = propCohorts[g.rnd.IntN(len(propCohorts))]
-		c.Parent(parent)
+		if g.oneFlavor {
+			parent = "" // every Cohort a root: the queues sleep (late.go)
+		} else {
+			c.Parent(parent)
+		}
 	}
 	if g.maybe(0.5) {
 		n := g.rnd.IntN(6)

@@ -40,6 +40,11 @@ func (e entry) valid() bool { return e.r.gen == e.gen && e.r.state == StatePendi
 // list returns cq's pending list for adding to it, so it also wakes cq.
 func (s *Scheduler) list(cq string) *pendingList {
 	s.wake(cq)
+	return s.listOf(cq)
+}
+
+// listOf returns cq's pending list, made when missing.
+func (s *Scheduler) listOf(cq string) *pendingList {
 	l, ok := s.lists[cq]
 	if !ok {
 		l = &pendingList{}

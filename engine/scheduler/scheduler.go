@@ -158,8 +158,15 @@ type Scheduler struct {
 	// dfr is the deferral state of the tree being scheduled, nil when its
 	// walks cannot be deferred, and dfrBuf its reused storage; deferrals,
 	// rewalks and revivals count what deferred.go did, for tests.
-	dfr                          *deferral
-	dfrBuf                       deferral
+	dfr    *deferral
+	dfrBuf deferral
+	// walk is the tree being scheduled, for lateWalks; lateWakes counts the
+	// sleeping queues a preemption woke in its cycle, for tests.
+	walk      treeWalk
+	lateWakes uint64
+	// probed counts the sleeping queues whose arrivals kept them asleep,
+	// for tests.
+	probed                       uint64
 	deferrals, rewalks, revivals uint64
 	// holds are the cycle's holds of workloads waiting for preemption that
 	// found no victims, and releases counts, per tree, the releases of quota

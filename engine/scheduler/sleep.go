@@ -21,12 +21,16 @@ import (
 // skip it until something happens that could change the outcome of one of its
 // workloads:
 //
-//   - its own pending list changes (a workload is added, updated or leaves);
+//   - its own pending list changes (a workload is updated or leaves, or one
+//     is added that may decide something in the cycle: arrivals.go probes
+//     new ones first);
 //   - its own admitted set changes (an admission, a finish, an eviction): that
 //     frees its quota or gives its workloads new victims within the queue;
 //   - anything structural changes: a flavor, ClusterQueue, Cohort, LocalQueue,
 //     Namespace, priority class or PreemptionConfig (wakeAll);
 //   - it takes part in a preemption in flight, as preemptor or victim;
+//   - a workload of its tree preempts during the cycle, when one of its own
+//     workloads ran a preemption search (late.go catches it up there);
 //   - quota is freed elsewhere in its Cohort tree, and the root's unused quota
 //     has become at least the smallest need that all of its unfit workloads
 //     share (see mayFit). Available never exceeds the root's unused quota
@@ -34,9 +38,11 @@ import (
 //
 // A queue does not sleep when its outcome depends on the rest of its tree in a
 // way these triggers do not see: a workload whose preemption search ran and
-// found no victims (another queue may start to borrow), fair sharing's
-// searches, or a lendingLimit on its chain (unused guaranteed quota is not seen
-// at the root).
+// found no victims where other queues may give some (another queue may start
+// to borrow), one whose flavor the preemption oracle chose among several,
+// fair sharing's searches, or a lendingLimit on its chain (unused guaranteed
+// quota is not seen at the root). A search that only the queue's own
+// workloads can serve lets it sleep (see settleUnfit and late.go).
 //
 // A sleeping queue's workloads get no Pending decision: they keep the reason
 // and message of their last evaluation, as Kueue's inadmissible workloads do.
@@ -58,6 +64,9 @@ type sleeper struct {
 	// the queue wakes when the tree's release epoch moves past heldAt.
 	holds  bool
 	heldAt holdMark
+	// searched tells that a preemption search ran for one of its unfit
+	// workloads: a preemption made later in a cycle may help it (lateWalks).
+	searched bool
 }
 
 type need struct {
@@ -93,6 +102,9 @@ type sleepState struct {
 	// holders are the sleeping queues whose workloads hold quota while they
 	// wait, woken when their tree's release epoch moves (hold.go).
 	holders map[string]*sleeper
+	// arrivals are the workloads queued since the last cycle in queues that
+	// slept, for probeArrivals.
+	arrivals map[string][]*record
 }
 
 func newSleepState() sleepState {
@@ -400,6 +412,8 @@ type runOutcome struct {
 	// blockers (see sleeper.needs).
 	unfit int
 	needs []need
+	// searched is true when an unfit workload's preemption search ran.
+	searched bool
 }
 
 // noteUnfit records a workload that did not fit and got no flavor at all,
@@ -436,7 +450,7 @@ func (s *Scheduler) settleSleep(q *quota.ClusterQueue, o *runOutcome) {
 		s.wake(name)
 		return
 	}
-	sl := &sleeper{q: q, holds: o.holds, needs: slices.Clone(o.needs)}
+	sl := &sleeper{q: q, holds: o.holds, needs: slices.Clone(o.needs), searched: o.searched}
 	if sl.holds {
 		sl.heldAt = s.holdEpoch(q)
 		s.sleep.holders[name] = sl
@@ -474,6 +488,7 @@ func (s *Scheduler) queuesToWalk() []string {
 		clear(st.byRoot)
 		clear(st.free)
 		clear(st.holders)
+		clear(st.arrivals)
 		return s.cache.ClusterQueueNames()
 	}
 	for _, in := range s.preempting {
@@ -487,6 +502,9 @@ func (s *Scheduler) queuesToWalk() []string {
 			st.awake[name] = struct{}{} // not wake: nothing of its own changed
 		}
 	}
+	// Before the freed quota's wakes: a queue that arrivals wake is not one
+	// that only freed quota woke (see lost.go).
+	s.probeArrivals()
 	s.wakeByFreedQuota()
 	names := make([]string, 0, len(st.awake))
 	for name := range st.awake {

@@ -3,8 +3,10 @@ package scheduler
 import (
 	"slices"
 	"testing"
+	"time"
 
 	. "quokka.dev/quokka/engine/enginetest"
+	"quokka.dev/quokka/engine/quota"
 )
 
 // sleepPair is queues a (nominal 4 cpu, may borrow) and b (nominal 4) in one
@@ -135,4 +137,116 @@ func TestOwnHoldsDoNotRepeatTheOracleSearch(t *testing.T) {
 	if s.oracleRuns != 1 {
 		t.Fatalf("the preemption oracle ran %d times for three equal workloads at one state, want 1", s.oracleRuns)
 	}
+}
+
+// oracleWorld is a, b and z in Cohort c with one flavor: b borrows a's
+// quota with V; z, which may reclaim within the Cohort, is at its nominal
+// quota with L (priority 0) and keep (priority 10), and its workload Z
+// (4 cpu, priority 10) could take L's 2 but needs 2 more that nobody lends.
+// The flavor assigner's preemption oracle judged Z's one flavor; its search,
+// which only z's own workloads can serve while z borrows, found no victims.
+func oracleWorld(t *testing.T, opts Options) *Scheduler {
+	t.Helper()
+	s := world(t, opts, MakeFlavor("default").Obj(),
+		MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "4").Preemption(any_, never).Obj(),
+		MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
+		MakeClusterQueue("z").Cohort("c").Quota("default", "cpu", "4").Preemption(any_, lower).Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(), MakeLocalQueue("z", "lq", "z").Obj())
+	admitted(t, s, "b", job("b", "V", 4, 0))
+	admitted(t, s, "z", job("z", "L", 2, 0), job("z", "keep", 2, 10))
+	apply(t, s, job("z", "Z", 4, 10).Obj())
+	if ds := s.Cycle(now); victimNames(ds) != "" {
+		t.Fatalf("first cycle preempted %s", victimNames(ds))
+	}
+	return s
+}
+
+// With one flavor the oracle's answers cannot change which flavor Z gets,
+// only what the search settles: z sleeps like any queue whose workload found
+// no victims in itself, and a workload arriving elsewhere does not walk it.
+func TestQueueSleepsAfterTheOracleJudgedItsOneFlavor(t *testing.T) {
+	s := oracleWorld(t, Options{})
+	apply(t, s, job("b", "other", 1, 0).Obj())
+	if p, ok := pendingFor(s.Cycle(now), "Z"); ok {
+		t.Fatalf("z was walked again although nothing it depends on changed: %v", p)
+	}
+	s.WakeAll()
+	mustPending(t, s.Cycle(now), "Z", ReasonInsufficientQuotaInCohort)
+}
+
+// With two flavors the oracle's answers may pick the flavor: the queue stays
+// awake, and its workload is explained in every cycle.
+func TestQueueStaysAwakeWhenTheOracleChoseAFlavor(t *testing.T) {
+	s := world(t, Options{}, MakeFlavor("one").Obj(), MakeFlavor("two").Obj(),
+		MakeClusterQueue("a").Cohort("c").Quota("one", "cpu", "0").Quota("two", "cpu", "0").Preemption(never, never).Obj(),
+		MakeClusterQueue("z").Cohort("c").Quota("one", "cpu", "4").Quota("two", "cpu", "4").Preemption(any_, lower).Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("z", "lq", "z").Obj())
+	apply(t, s, job("z", "L1", 4, 10).ReserveQuota("z", "one").Obj())
+	apply(t, s, job("z", "L2", 4, 10).ReserveQuota("z", "two").QuotaReservedAt(time.Minute).Obj())
+	apply(t, s, job("z", "Z", 4, 10).Obj())
+	mustPending(t, s.Cycle(now), "Z", ReasonInsufficientQuotaInCohort)
+	apply(t, s, job("a", "other", 1, 0).Obj())
+	if _, ok := pendingFor(s.Cycle(now), "Z"); !ok {
+		t.Fatal("z slept although the oracle chose between its flavors")
+	}
+}
+
+// A preemption made during a cycle counts its victims as gone for the
+// searches after it: z, asleep since its workload found no victims in z
+// itself, is caught up at a's reclaim and its workload preempts in the same
+// cycle, as in a walk of every queue (late.go).
+func TestPreemptionInCycleCatchesUpSleepingQueue(t *testing.T) {
+	s := oracleWorld(t, Options{})
+	if sl := s.sleeperOf(mustCQ(t, s, "z")); sl == nil || !sl.searched {
+		t.Fatalf("z does not sleep with its search: %+v", sl)
+	}
+	apply(t, s, job("a", "A", 2, 0).Obj())
+	ds := s.Cycle(now)
+	if got := victimNames(ds); got != "L:InClusterQueue,V:InCohortReclamation" {
+		t.Fatalf("victims %q, want L:InClusterQueue,V:InCohortReclamation (decisions %v)", got, ds)
+	}
+	if s.lateWakes != 1 {
+		t.Fatalf("%d queues woken late, want 1 (z)", s.lateWakes)
+	}
+	full := oracleWorld(t, Options{DisableIncrementalCycle: true})
+	apply(t, full, job("a", "A", 2, 0).Obj())
+	if want := victimNames(full.Cycle(now)); want != victimNames(ds) {
+		t.Fatalf("the full walk preempted %q, the incremental cycle %q", want, victimNames(ds))
+	}
+}
+
+// A workload arriving in a sleeping queue that can neither fit nor find
+// victims leaves the queue asleep, with no decision for it until the queue
+// is walked; one that fits wakes the queue and is admitted in that cycle.
+func TestArrivalsProbedInSleepingQueue(t *testing.T) {
+	s := oracleWorld(t, Options{})
+	apply(t, s, job("z", "late", 3, 0).Obj()) // borrows; nothing of z ranks below it
+	ds := s.Cycle(now)
+	if _, ok := pendingFor(ds, "late"); ok || s.probed != 1 {
+		t.Fatalf("the arrival woke z (probed %d): %v", s.probed, ds)
+	}
+	if _, ok := pendingFor(ds, "Z"); ok {
+		t.Fatalf("z was walked: %v", ds)
+	}
+	s.WakeAll()
+	mustPending(t, s.Cycle(now), "late", ReasonInsufficientQuotaInCohort)
+
+	// One cpu free at the root: less than what wakes z (Z's search needs
+	// 2), enough for an arrival of 1, which the probe finds fits.
+	s = oracleWorld(t, Options{})
+	s.FinishWorkload(key("b", "V"))
+	admitted(t, s, "b", job("b", "V3", 3, 0))
+	apply(t, s, job("z", "tiny", 1, 0).Obj())
+	if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"tiny"}) {
+		t.Fatalf("admitted %v, want [tiny]", got)
+	}
+}
+
+func mustCQ(t *testing.T, s *Scheduler, name string) *quota.ClusterQueue {
+	t.Helper()
+	q, ok := s.cache.ClusterQueue(name)
+	if !ok {
+		t.Fatalf("no ClusterQueue %s", name)
+	}
+	return q
 }

@@ -55,8 +55,9 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	}
 	out = s.admitReady(t, out)
 	s.beginDeferral(h)
-	defer func() { s.dfr = nil }()
 	runs := make([]*run, 0, len(t.queues))
+	s.beginWalk(t, h, &runs, &ver)
+	defer func() { s.dfr, s.walk.h, s.walk.runs, s.walk.ver, s.walk.track = nil, nil, nil, nil, false }()
 	// Queues are walked in name order. Walks settle the workloads that gain
 	// nothing from their turn; preemptions and holds wait for the heap.
 	for _, q := range t.queues {
@@ -81,6 +82,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			continue
 		}
 		s.dfr.notePop(hd)
+		s.walk.notePop(hd)
 		if hd.ver != ver && s.lostForGood(hd.run) {
 			hd.run.slept = true
 			continue
@@ -181,7 +183,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 // (see hold). It tells whether it charged the cache (a preemptor's
 // reservation or a hold).
 func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
-	out, preempted, scope, _ := s.tryPreempt(rn.q, r, res, out)
+	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, out)
 	if preempted {
 		rn.outcome.active = true
 		return out, true
@@ -202,17 +204,34 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	// A search that found nothing in the tree may find victims once another
 	// queue of the tree borrows: the queue must stay awake. One that found
 	// nothing in the queue itself may once the tree frees enough of one
-	// resource (see ownNeed): the queue sleeps with that need for it.
-	// A workload whose flavors the preemption oracle judged may switch to
+	// resource (see ownNeed): the queue sleeps with that need for it, as
+	// well as with its blockers (it may fit).
+	// A workload whose flavor the preemption oracle chose may switch to
 	// a flavor where preemption finds victims as the tree changes, which no
-	// single need tells: its queue stays awake too. One that got no flavor
-	// waits for room for one of its blockers.
-	rn.outcome.active = rn.outcome.active || scope == scopeTree || scope == scopeContended || res.Oracled
+	// single need tells: its queue stays awake too. So does one whose queue
+	// holds quota for it, where the oracle's borrowing level decides when,
+	// among the tree's heads, it holds, and one that a preemption in the
+	// same cycle could not catch up exactly (see late.go). Otherwise the
+	// oracle judged the one assignment there is, which the search settles.
+	rn.outcome.active = rn.outcome.active || scope == scopeTree || scope == scopeContended ||
+		(res.Oracled && !s.sleepsSearched(rn, res))
+	if res.Preemption != nil && s.canPreempt(rn.q) {
+		// Its search may find victims once a preemption of this cycle
+		// frees room in the tree (see lateWalks).
+		rn.outcome.searched = true
+	}
 	if !rn.outcome.active {
+		note := func() {
+			bs := s.blockersOf(rn.q, r)
+			if own != nil {
+				bs = append(bs, *own)
+			}
+			rn.outcome.noteUnfit(bs)
+		}
 		if len(s.holds) > 0 {
-			s.withoutOwnHolds(rn.q, func() { rn.outcome.noteUnfit(s.blockersOf(rn.q, r)) })
+			s.withoutOwnHolds(rn.q, note)
 		} else {
-			rn.outcome.noteUnfit(s.blockersOf(rn.q, r))
+			note()
 		}
 	}
 	return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message})), held

@@ -152,7 +152,8 @@ func (s *Scheduler) enqueue(r *record) {
 	m[r.info.Key] = r
 	s.noteRoute(r.lq)
 	if lq, ok := s.localQueues[r.lq]; ok {
-		s.list(lq.cq).add(s, r)
+		s.listOf(lq.cq).add(s, r)
+		s.arrive(lq.cq, r)
 	}
 }
 

@@ -1,0 +1,138 @@
+package scheduler
+
+import (
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/quota"
+)
+
+// On a loaded cluster new workloads arrive in every queue every few cycles,
+// and each arrival used to wake its queue: the next cycle walked every one of
+// its pending workloads again, to find what the queue's sleep already knew
+// (none of them fits, nor finds victims) and one new workload that does not
+// fit either. Under Kueue's baseline load that was three quarters of what the
+// cycles of the large workloads' phase walked.
+//
+// So a sleeping queue that only received new workloads since it fell asleep
+// is probed instead of woken: each arrival is evaluated at the start of the
+// cycle, and if none of them can decide anything in the cycle, the queue
+// sleeps on, its sleeper now also waiting for the arrivals' needs. Usage only
+// grows in a cycle, so an arrival that does not fit at its start does not fit
+// later; one whose preemption search cannot find victims now (scopeNone: it
+// would borrow, only its own queue may give victims, and none of them may be
+// taken for it) finds none later, as long as every cell it asks for is short
+// already (a cell short later would change which cells the rules look at)
+// and until a preemption in the tree, which catches up the sleeping queue as
+// it would any other (late.go). Its position among the queue's workloads then
+// does not matter: in a walk of every queue, each of them decides nothing
+// until that preemption. The arrival gets no decision, as a sleeping queue's
+// workloads do; it is explained when its queue is next walked (WakeAll at the
+// latest).
+//
+// Where anything else could happen, the queue is woken as before: an arrival
+// fits, or may hold quota, or victims are in flight anywhere (it might fit
+// once they are gone), or the queue is one whose sleep rules late.go cannot
+// catch up (StrictFIFO, admission fair sharing, below a Cohort that is not
+// its root).
+
+// arrive notes a new pending workload of cq: it wakes cq unless cq sleeps
+// with a sleeper that the probe may keep asleep.
+func (s *Scheduler) arrive(cq string, r *record) {
+	st := &s.sleep
+	st.gen[cq]++
+	if _, awake := st.awake[cq]; awake || st.all || s.opts.DisableIncrementalCycle || s.strategies != nil {
+		st.awake[cq] = struct{}{}
+		return
+	}
+	if st.arrivals == nil {
+		st.arrivals = map[string][]*record{}
+	}
+	st.arrivals[cq] = append(st.arrivals[cq], r)
+}
+
+// probeArrivals wakes the queues whose arrivals may decide something in this
+// cycle, and folds the others' arrivals into their sleepers. It runs when the
+// cycle's wakes are known, before any queue is walked.
+func (s *Scheduler) probeArrivals() {
+	st := &s.sleep
+	if len(st.arrivals) == 0 {
+		return
+	}
+	for _, cq := range sortedKeys(st.arrivals) {
+		if _, awake := st.awake[cq]; !awake && !s.keepsSleeping(cq, st.arrivals[cq]) {
+			st.awake[cq] = struct{}{}
+		}
+	}
+	clear(st.arrivals)
+}
+
+// keepsSleeping probes a sleeping queue's arrivals (see the top of this
+// file) and, when none of them can decide anything in this cycle, adds their
+// needs to the queue's sleeper.
+func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
+	q, ok := s.cache.ClusterQueue(cq)
+	if !ok || len(s.victimOf) > 0 || q.Strategy == kueue.StrictFIFO || s.usesAFS(q) || !flatTree(q) {
+		return false
+	}
+	if st := s.cache.Status(q); !st.Active {
+		return false
+	}
+	sl := s.sleeperOf(q)
+	if q.CohortName() != "" && (sl == nil || sl.holds) {
+		return false
+	}
+	var needs []need
+	searched := false
+	for _, r := range arrivals {
+		if r.state != StatePending || s.localQueues[r.lq] == nil || s.localQueues[r.lq].cq != cq {
+			continue // gone or moved on: whatever did that woke its queue
+		}
+		if _, filtered := s.filter(q, r); filtered {
+			continue
+		}
+		res := s.assign(q, r)
+		if res.Fits {
+			return false
+		}
+		if !s.contends(q, &res) {
+			needs = append(needs, s.blockersOf(q, r)...)
+			continue
+		}
+		a := res.Preemption
+		if res.OracleChose || s.mayHold(q) || !s.canPreempt(q) {
+			return false
+		}
+		for fr, v := range a.Usage {
+			if v > 0 && v <= s.cache.Available(q, fr).Available {
+				return false // not short of every cell it asks for
+			}
+		}
+		scope, own := s.scope(q, r, a, true)
+		if scope != scopeNone {
+			return false
+		}
+		needs = append(needs, s.blockersOf(q, r)...)
+		if own != nil {
+			needs = append(needs, *own)
+		}
+		searched = true
+	}
+	if sl == nil {
+		return true // without a Cohort only its own events change anything
+	}
+	var o runOutcome
+	o.needs = sl.needs
+	o.noteUnfit(needs)
+	sl.needs = o.needs
+	sl.searched = sl.searched || searched
+	s.probed++
+	return true
+}
+
+// sleeperOf is q's sleeper, nil when it has none.
+func (s *Scheduler) sleeperOf(q *quota.ClusterQueue) *sleeper {
+	root, ok := s.cache.TreeRoot(q)
+	if !ok {
+		return nil
+	}
+	return s.sleep.byRoot[root][q.Name()]
+}
