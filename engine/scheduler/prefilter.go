@@ -126,6 +126,24 @@ func needsOf(bs []flavorassigner.Blocker) []need {
 	return out
 }
 
+// blockersFor is blockersOf, shared by the workloads of one shape at one
+// state of q's view (see shapeCache): a queue that sleeps after its walk
+// notes the blockers of every workload it walked. The slice is shared: read
+// it, do not change it.
+func (s *Scheduler) blockersFor(q *quota.ClusterQueue, r *record) []need {
+	shape := r.shapeOf()
+	if shape == "" {
+		return s.blockersOf(q, r)
+	}
+	c := s.shapesFor(q)
+	if bs, ok := c.blockers[shape]; ok {
+		return bs
+	}
+	bs := s.blockersOf(q, r)
+	c.blockers[shape] = bs
+	return bs
+}
+
 // blockersOf are the resources that block r, which got no flavor in q, for
 // the queue's sleeper: those flavorassigner.NoFlavor finds for a workload
 // of one pod set; for several pod sets (whose earlier pod sets' assignments

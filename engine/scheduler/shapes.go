@@ -26,6 +26,8 @@ type shapeCache struct {
 	structVer uint64
 	unfit     map[prioShape]*flavorassigner.Result
 	skip      map[prioShape]skipAnswer
+	// blockers holds blockersOf's answers (see blockersFor).
+	blockers map[string][]need
 }
 
 type prioShape struct {
@@ -48,7 +50,7 @@ func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
 	}
 	c := s.shapes[q.Name()]
 	if c == nil {
-		c = &shapeCache{unfit: map[prioShape]*flavorassigner.Result{}, skip: map[prioShape]skipAnswer{}}
+		c = &shapeCache{unfit: map[prioShape]*flavorassigner.Result{}, skip: map[prioShape]skipAnswer{}, blockers: map[string][]need{}}
 		s.shapes[q.Name()] = c
 	} else if c.q == q && c.epoch == s.viewEpoch(q) && c.cycle == s.cycle && c.structVer == s.structVer {
 		return c
@@ -56,6 +58,7 @@ func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
 	// Every admission moves the epoch: reuse the maps rather than allocate.
 	clear(c.unfit)
 	clear(c.skip)
+	clear(c.blockers)
 	c.q, c.epoch, c.cycle, c.structVer = q, s.viewEpoch(q), s.cycle, s.structVer
 	return c
 }

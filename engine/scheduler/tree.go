@@ -222,11 +222,10 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	}
 	if !rn.outcome.active {
 		note := func() {
-			bs := s.blockersOf(rn.q, r)
+			rn.outcome.noteUnfit(s.blockersFor(rn.q, r))
 			if own != nil {
-				bs = append(bs, *own)
+				rn.outcome.noteUnfit([]need{*own})
 			}
-			rn.outcome.noteUnfit(bs)
 		}
 		if len(s.holds) > 0 {
 			s.withoutOwnHolds(rn.q, note)
