@@ -116,6 +116,7 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		}
 		searched = true
 	}
+	s.probed++
 	if sl == nil {
 		return true // without a Cohort only its own events change anything
 	}
@@ -124,7 +125,6 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 	o.noteUnfit(needs)
 	sl.needs = o.needs
 	sl.searched = sl.searched || searched
-	s.probed++
 	return true
 }
 

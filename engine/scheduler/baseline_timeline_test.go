@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	. "quokka.dev/quokka/engine/enginetest"
 )
 
@@ -56,13 +55,7 @@ func newBaselineTimeline(t testing.TB, opts Options, cohorts, perCohort, scale i
 	n := 0
 	for c := range cohorts {
 		for q := range perCohort {
-			name := fmt.Sprintf("cq-%d-cohort-%d", q, c)
-			if err := tl.s.UpsertClusterQueue(MakeClusterQueue(name).Cohort(fmt.Sprintf("cohort-%d", c)).
-				Quota("rf", "cpu", "20", Borrowing("100")).
-				Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyLowerPriority).Obj()); err != nil {
-				t.Fatal(err)
-			}
-			tl.s.UpsertLocalQueue(MakeLocalQueue("ns", name, name).Obj())
+			name := baselineQueue(t, tl.s, c, q)
 			for _, cl := range classes {
 				for i := range cl.perQueue / scale {
 					n++

@@ -60,13 +60,7 @@ func newBaselineDriver(b testing.TB, opts Options) *baselineDriver {
 	d.s.UpsertNamespace("ns", nil)
 	for c := range 5 {
 		for q := range 6 {
-			name := fmt.Sprintf("cq-%d-cohort-%d", q, c)
-			if err := d.s.UpsertClusterQueue(MakeClusterQueue(name).Cohort(fmt.Sprintf("cohort-%d", c)).
-				Quota("rf", "cpu", "20", Borrowing("100")).
-				Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyLowerPriority).Obj()); err != nil {
-				b.Fatal(err)
-			}
-			d.s.UpsertLocalQueue(MakeLocalQueue("ns", name, name).Obj())
+			name := baselineQueue(b, d.s, c, q)
 			d.queues = append(d.queues, name)
 			for _, cl := range baselineClasses[:2] {
 				for range cl.perQueue {
@@ -79,6 +73,20 @@ func newBaselineDriver(b testing.TB, opts Options) *baselineDriver {
 	// arrives.
 	d.record(d.s.Cycle(now))
 	return d
+}
+
+// baselineQueue makes ClusterQueue q of Cohort c of Kueue's baseline config
+// (nominal 20 cpu, borrowing limit 100, reclaimWithinCohort Any,
+// withinClusterQueue LowerPriority) and its LocalQueue, and returns its name.
+func baselineQueue(t testing.TB, s *Scheduler, c, q int) string {
+	name := fmt.Sprintf("cq-%d-cohort-%d", q, c)
+	if err := s.UpsertClusterQueue(MakeClusterQueue(name).Cohort(fmt.Sprintf("cohort-%d", c)).
+		Quota("rf", "cpu", "20", Borrowing("100")).
+		Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyLowerPriority).Obj()); err != nil {
+		t.Fatal(err)
+	}
+	s.UpsertLocalQueue(MakeLocalQueue("ns", name, name).Obj())
+	return name
 }
 
 // record notes a cycle's admissions and the victims to confirm next tick.

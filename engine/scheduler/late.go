@@ -45,8 +45,9 @@ type treeWalk struct {
 	ver  *uint64
 	// root is the tree's root Cohort, "" for a queue without one.
 	root string
-	// pops are the keys of the heads taken from the top of the heap, when
-	// the tree has sleeping queues that a preemption would catch up.
+	// track is set when the tree has sleeping queues that a preemption
+	// would catch up; pops then keeps the keys of the heads taken from the
+	// top of the heap, in order.
 	track bool
 	pops  []popKey
 }

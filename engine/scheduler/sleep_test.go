@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	. "quokka.dev/quokka/engine/enginetest"
 	"quokka.dev/quokka/engine/quota"
 )
@@ -91,18 +92,8 @@ func TestAdmissionInQueueWakesItForPreemption(t *testing.T) {
 // would: z's workload, which failed to make room in its own queue before,
 // preempts in the same cycle as a's reclaim.
 func TestPreemptionInCycleWakesLaterSleepingQueue(t *testing.T) {
-	s := world(t, Options{}, MakeFlavor("default").Obj(),
-		MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "4").Preemption(any_, never).Obj(),
-		MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
-		MakeClusterQueue("z").Cohort("c").Quota("default", "cpu", "4").Preemption(never, lower).Obj(),
-		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(), MakeLocalQueue("z", "lq", "z").Obj())
-	admitted(t, s, "b", job("b", "V", 4, 0))
-	admitted(t, s, "z", job("z", "L", 2, 0), job("z", "keep", 2, 10))
-	apply(t, s, job("z", "Z", 4, 10).Obj())
 	// Freeing L alone leaves Z 2 short: no victims, z sleeps.
-	if ds := s.Cycle(now); victimNames(ds) != "" {
-		t.Fatalf("first cycle preempted %s", victimNames(ds))
-	}
+	s := reclaimWorld(t, Options{}, never)
 	apply(t, s, job("a", "A", 2, 0).Obj())
 	ds := s.Cycle(now)
 	if got := victimNames(ds); got != "L:InClusterQueue,V:InCohortReclamation" {
@@ -139,18 +130,18 @@ func TestOwnHoldsDoNotRepeatTheOracleSearch(t *testing.T) {
 	}
 }
 
-// oracleWorld is a, b and z in Cohort c with one flavor: b borrows a's
-// quota with V; z, which may reclaim within the Cohort, is at its nominal
-// quota with L (priority 0) and keep (priority 10), and its workload Z
-// (4 cpu, priority 10) could take L's 2 but needs 2 more that nobody lends.
+// reclaimWorld is a, b and z in Cohort c with one flavor: b borrows a's
+// quota with V; z, which reclaims within the Cohort per zReclaim, is at its
+// nominal quota with L (priority 0) and keep (priority 10), and its workload
+// Z (4 cpu, priority 10) could take L's 2 but needs 2 more that nobody lends.
 // The flavor assigner's preemption oracle judged Z's one flavor; its search,
 // which only z's own workloads can serve while z borrows, found no victims.
-func oracleWorld(t *testing.T, opts Options) *Scheduler {
+func reclaimWorld(t *testing.T, opts Options, zReclaim kueue.PreemptionPolicy) *Scheduler {
 	t.Helper()
 	s := world(t, opts, MakeFlavor("default").Obj(),
 		MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "4").Preemption(any_, never).Obj(),
 		MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
-		MakeClusterQueue("z").Cohort("c").Quota("default", "cpu", "4").Preemption(any_, lower).Obj(),
+		MakeClusterQueue("z").Cohort("c").Quota("default", "cpu", "4").Preemption(zReclaim, lower).Obj(),
 		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(), MakeLocalQueue("z", "lq", "z").Obj())
 	admitted(t, s, "b", job("b", "V", 4, 0))
 	admitted(t, s, "z", job("z", "L", 2, 0), job("z", "keep", 2, 10))
@@ -159,6 +150,13 @@ func oracleWorld(t *testing.T, opts Options) *Scheduler {
 		t.Fatalf("first cycle preempted %s", victimNames(ds))
 	}
 	return s
+}
+
+// oracleWorld is reclaimWorld with z reclaiming Any: it holds no quota for
+// Z, so its sleep rests on the search alone.
+func oracleWorld(t *testing.T, opts Options) *Scheduler {
+	t.Helper()
+	return reclaimWorld(t, opts, any_)
 }
 
 // With one flavor the oracle's answers cannot change which flavor Z gets,
