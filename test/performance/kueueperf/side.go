@@ -51,6 +51,10 @@ type sideResult struct {
 	// where the run's time goes. Zero when not measured (under chaos the API
 	// server is restarted).
 	apiServerCPU, etcdCPU, runnerCPU time.Duration
+	// otherCPU is what every other process on the machine used over the
+	// runner's run (see machineBusy), when otherMeasured.
+	otherCPU      time.Duration
+	otherMeasured bool
 
 	summary *summary
 	writes  *auditCounts
@@ -93,6 +97,11 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	}
 
 	control := startControlPlaneCPU()
+	busyStart, busyErr := machineBusy()
+	var mgrStart time.Duration
+	if mgr != nil {
+		mgrStart = mgr.cpu()
+	}
 	start := time.Now()
 	runner := exec.CommandContext(ctx, s.runner, "--generatorConfig", s.config, "-o", s.dir, "--timeout", s.timeout.String())
 	runner.Env = append(os.Environ(), "KUBECONFIG="+runnerKC)
@@ -109,6 +118,10 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	}
 	if s.chaos == nil {
 		res.apiServerCPU, res.etcdCPU = control.since()
+		if busyEnd, err := machineBusy(); err == nil && busyErr == nil {
+			res.otherMeasured = true
+			res.otherCPU = otherCPU(busyEnd-busyStart, res.apiServerCPU, res.etcdCPU, res.runnerCPU, mgr.cpu()-mgrStart)
+		}
 	}
 	cancelRun()
 	if chaosDone != nil {

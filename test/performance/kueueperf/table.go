@@ -34,6 +34,13 @@ func printTable(w io.Writer, results []*sideResult) {
 	row("kube-apiserver CPU", func(r *sideResult) string { return measured(r.apiServerCPU) })
 	row("etcd CPU", func(r *sideResult) string { return measured(r.etcdCPU) })
 	row("runner CPU", func(r *sideResult) string { return measured(r.runnerCPU) })
+	// Anything else that ran on the machine meanwhile took the same cores.
+	row("other processes' CPU", func(r *sideResult) string {
+		if !r.otherMeasured {
+			return "-"
+		}
+		return r.otherCPU.Round(time.Second).String()
+	})
 	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
 		row("avg time to admission, "+class, func(r *sideResult) string {
 			c, ok := r.summary.WorkloadClasses[class]
