@@ -58,7 +58,7 @@ func main() {
 	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it, kill -9 and restart the API server once; check that nothing is lost or over-admitted")
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
-	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory and print each class's admission phase; runs nothing")
+	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory (made with --config) and print each class's admission phase and the runner's lag; runs nothing")
 	flag.Parse()
 	// envtest and the clients log through controller-runtime; the harness
 	// reports through its table and the processes' own logs, so theirs go
@@ -72,7 +72,17 @@ func main() {
 
 func run(o options) error {
 	if o.analyze != "" {
-		return analyze(os.Stdout, o.analyze)
+		// The runner's lag needs the run's runtimes: --config must name the
+		// run's generator config.
+		config, err := o.generatorConfig()
+		if err != nil {
+			return err
+		}
+		runtimes, err := generatorRuntimes(config)
+		if err != nil {
+			return fmt.Errorf("--config (the analyzed run's generator config): %w", err)
+		}
+		return analyze(os.Stdout, o.analyze, runtimes)
 	}
 	for name, v := range map[string]string{"--runner": o.runner, "--quokka-crds": o.quokkaCRDs, "--kueue-crds": o.kueueCRDs} {
 		if v == "" {

@@ -32,8 +32,9 @@ type workloadTimes struct {
 	// managerWrites are the manager's successful writes of the workload.
 	managerWrites []time.Time
 	// finished is the runner's last successful workloads/status write: the
-	// Finished condition, after any eviction it finished.
-	finished time.Time
+	// Finished condition, after any eviction it finished; finishSent is when
+	// the API server received that write.
+	finished, finishSent time.Time
 }
 
 func newPhaseLog(manager, runner string) *phaseLog {
@@ -56,7 +57,7 @@ func (p *phaseLog) note(e *auditEvent) {
 	case user == p.runner && e.ObjectRef.Subresource == "status":
 		p.finishes = append(p.finishes, e.Completed)
 		if w := p.workloads[key]; w != nil {
-			w.finished = e.Completed
+			w.finished, w.finishSent = e.Completed, e.Received
 		}
 	case user == p.manager:
 		if w := p.workloads[key]; w != nil {
@@ -83,18 +84,35 @@ type classPhase struct {
 	class                          string
 	from, to                       time.Duration
 	admittedPerSec, finishedPerSec float64
+	// runnerLag is, for the class's workloads, the time from the manager's
+	// admission write landing to the runner's Finished write reaching the API
+	// server, less the class's runtime: what the runner adds to a workload's
+	// hold on quota (watch delivery, its work queue, its own CPU time). Its
+	// median and 90th percentile; hasLag is false when the runtime is unknown.
+	lagMedian, lagP90 time.Duration
+	hasLag            bool
 }
 
 func (c classPhase) String() string {
 	return fmt.Sprintf("%.0f–%.0f s, %.1f/s, %.1f/s", c.from.Seconds(), c.to.Seconds(), c.admittedPerSec, c.finishedPerSec)
 }
 
-// phases works out each class's phase. A workload's admission is the
-// manager's last write before the runner's Finished write (earlier ones are
-// pending reasons, or admissions that an eviction undid); a workload that
-// never finished is left out.
-func (p *phaseLog) phases() map[string]classPhase {
+// lagString is the runner's lag as "median / p90".
+func (c classPhase) lagString() string {
+	if !c.hasLag {
+		return "-"
+	}
+	return fmt.Sprintf("%s / %s", c.lagMedian.Round(time.Millisecond), c.lagP90.Round(time.Millisecond))
+}
+
+// phases works out each class's phase, and the runner's lag for the classes
+// whose runtime is known. A workload's admission is the manager's last write
+// before the runner's Finished write (earlier ones are pending reasons, or
+// admissions that an eviction undid); a workload that never finished is left
+// out.
+func (p *phaseLog) phases(runtimes map[string]time.Duration) map[string]classPhase {
 	admitted := map[string][]time.Duration{}
+	lags := map[string][]time.Duration{}
 	for _, w := range p.workloads {
 		var at time.Time
 		for _, t := range w.managerWrites {
@@ -106,6 +124,9 @@ func (p *phaseLog) phases() map[string]classPhase {
 			continue
 		}
 		admitted[w.class] = append(admitted[w.class], at.Sub(p.start))
+		if runtime, ok := runtimes[w.class]; ok {
+			lags[w.class] = append(lags[w.class], w.finishSent.Sub(at)-runtime)
+		}
 	}
 	out := map[string]classPhase{}
 	for class, ts := range admitted {
@@ -127,14 +148,20 @@ func (p *phaseLog) phases() map[string]classPhase {
 				fin++
 			}
 		}
-		out[class] = classPhase{class: class, from: from, to: to, admittedPerSec: float64(in) / span, finishedPerSec: float64(fin) / span}
+		c := classPhase{class: class, from: from, to: to, admittedPerSec: float64(in) / span, finishedPerSec: float64(fin) / span}
+		if l := lags[class]; len(l) > 0 {
+			slices.Sort(l)
+			c.lagMedian, c.lagP90, c.hasLag = l[len(l)/2], l[len(l)*9/10], true
+		}
+		out[class] = c
 	}
 	return out
 }
 
 // analyze prints the phases of an earlier run from the audit logs in its
-// output directory, one column per side found there.
-func analyze(w io.Writer, dir string) error {
+// output directory, one column per side found there; runtimes (from the run's
+// generator config) give the runner's lag.
+func analyze(w io.Writer, dir string, runtimes map[string]time.Duration) error {
 	var results []*sideResult
 	for _, name := range []string{"quokka", "minimalkueue"} {
 		path := filepath.Join(dir, name, "audit.log")
@@ -145,7 +172,7 @@ func analyze(w io.Writer, dir string) error {
 		if _, err := countAudit(path, phases); err != nil {
 			return err
 		}
-		results = append(results, &sideResult{name: name, phases: phases.phases()})
+		results = append(results, &sideResult{name: name, phases: phases.phases(runtimes)})
 	}
 	if len(results) == 0 {
 		return fmt.Errorf("--analyze: no quokka/audit.log or minimalkueue/audit.log under %s", dir)
@@ -156,6 +183,13 @@ func analyze(w io.Writer, dir string) error {
 		cells := []string{phaseLabel(class)}
 		for _, r := range results {
 			cells = append(cells, phaseCell(r, class))
+		}
+		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
+	}
+	for _, class := range phaseClasses(results) {
+		cells := []string{lagLabel(class)}
+		for _, r := range results {
+			cells = append(cells, lagCell(r, class))
 		}
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 	}

@@ -73,7 +73,7 @@ func TestPhasesFromAuditLog(t *testing.T) {
 	if _, err := countAudit(path, log); err != nil {
 		t.Fatal(err)
 	}
-	got := log.phases()
+	got := log.phases(map[string]time.Duration{"large": time.Second})
 	near := func(a, b float64) bool { return math.Abs(a-b) < 0.02 }
 
 	large, ok := got["large"]
@@ -92,7 +92,16 @@ func TestPhasesFromAuditLog(t *testing.T) {
 	if !near(large.finishedPerSec, 86.0/9) {
 		t.Errorf("Finished during the large phase %.2f/s, want %.2f/s", large.finishedPerSec, 86.0/9)
 	}
+	// The large ones' Finished writes were received 1 s - 10 ms after their
+	// admission landed, with a 1 s runtime; the small class's runtime is not
+	// given, so it has no lag.
+	if !large.hasLag || large.lagMedian != -10*time.Millisecond || large.lagP90 != -10*time.Millisecond {
+		t.Errorf("large lag %v / %v (known %v), want -10ms / -10ms", large.lagMedian, large.lagP90, large.hasLag)
+	}
 	small := got["small"]
+	if small.hasLag || small.lagString() != "-" {
+		t.Errorf("small lag %s without a runtime, want -", small.lagString())
+	}
 	if !near(small.from.Seconds(), 30.25) || !near(small.to.Seconds(), 34.75) {
 		t.Errorf("small phase %v–%v, want 30.25 s–34.75 s", small.from, small.to)
 	}
@@ -111,5 +120,103 @@ func TestWorkloadClass(t *testing.T) {
 		if got := workloadClass(name); got != want {
 			t.Errorf("workloadClass(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// The runner's lag is what it adds to a workload's hold beyond the runtime:
+// from the manager's admission write landing to the runner's Finished write
+// being received, less the runtime; the table shows its median and 90th
+// percentile per class.
+func TestRunnerLagFromAuditLog(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	var log = newPhaseLog(managerUser, runnerUser)
+	note := func(user, verb, name, sub string, received, done time.Time) {
+		e := &auditEvent{Stage: "ResponseComplete", Verb: verb, Received: received, Completed: done}
+		e.User.Username = user
+		e.ObjectRef = &struct {
+			Resource    string `json:"resource"`
+			Subresource string `json:"subresource"`
+			Namespace   string `json:"namespace"`
+			Name        string `json:"name"`
+		}{Resource: "workloads", Subresource: sub, Namespace: "ns", Name: name}
+		e.ResponseStatus = &struct {
+			Code int `json:"code"`
+		}{Code: 200}
+		log.note(e)
+	}
+	// Ten medium workloads (runtime 500 ms) admitted a second apart; the
+	// runner's Finished write for the i-th is received i×100 ms after the
+	// runtime, and takes 30 ms to complete (which does not count).
+	for i := range 10 {
+		name := fmt.Sprintf("medium-1-0-%d", i)
+		created := t0.Add(time.Duration(i) * time.Millisecond)
+		note(runnerUser, "create", name, "", created, created)
+		adm := t0.Add(time.Duration(10+i) * time.Second)
+		note(managerUser, "update", name, "status", adm.Add(-40*time.Millisecond), adm)
+		sent := adm.Add(500*time.Millisecond + time.Duration(i)*100*time.Millisecond)
+		note(runnerUser, "patch", name, "status", sent, sent.Add(30*time.Millisecond))
+	}
+	got := log.phases(map[string]time.Duration{"medium": 500 * time.Millisecond})["medium"]
+	if !got.hasLag || got.lagMedian != 500*time.Millisecond || got.lagP90 != 900*time.Millisecond {
+		t.Fatalf("medium lag %v / %v (known %v), want 500ms / 900ms", got.lagMedian, got.lagP90, got.hasLag)
+	}
+	if s := got.lagString(); s != "500ms / 900ms" {
+		t.Errorf("lag cell %q, want %q", s, "500ms / 900ms")
+	}
+}
+
+// The runtimes come from the generator config; a class given two different
+// runtimes cannot be told apart by name, so it has none.
+func TestGeneratorRuntimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "generator.yaml")
+	cfg := `cohorts:
+- className: cohort
+  count: 1
+  queuesSets:
+  - className: cq
+    count: 2
+    nominalQuota: 20
+    workloadsSets:
+    - count: 3
+      creationIntervalMs: 100
+      workloads:
+      - className: small
+        runtimeMs: 200
+        request: 1
+      - className: mixed
+        runtimeMs: 100
+        request: 1
+  - className: other
+    count: 1
+    nominalQuota: 5
+    workloadsSets:
+    - count: 1
+      creationIntervalMs: 100
+      workloads:
+      - className: large
+        runtimeMs: 1000
+        request: 5
+      - className: mixed
+        runtimeMs: 300
+        request: 1
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := generatorRuntimes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Duration{"small": 200 * time.Millisecond, "large": time.Second}
+	if len(got) != len(want) {
+		t.Fatalf("runtimes %v, want %v", got, want)
+	}
+	for class, d := range want {
+		if got[class] != d {
+			t.Errorf("runtime of %s = %v, want %v", class, got[class], d)
+		}
+	}
+	if _, err := generatorRuntimes(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Error("a missing config gave no error")
 	}
 }

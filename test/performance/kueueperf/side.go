@@ -143,7 +143,11 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 		return nil, err
 	}
 	res.writes, res.runnerWrites = counts[managerUser], counts[runnerUser]
-	res.phases = phases.phases()
+	runtimes, err := generatorRuntimes(s.config)
+	if err != nil {
+		return nil, fmt.Errorf("reading the workloads' runtimes: %w", err)
+	}
+	res.phases = phases.phases(runtimes)
 	return res, nil
 }
 

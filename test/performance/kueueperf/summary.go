@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
@@ -49,20 +50,24 @@ func (s *summary) workloads() int {
 }
 
 // generatorConfig is the part of the runner's generator config that bounds a
-// ClusterQueue's usage.
+// ClusterQueue's usage and says how long each class of workload runs.
 type generatorConfig struct {
 	Cohorts []struct {
 		QueuesSets []struct {
 			ClassName      string `json:"className"`
 			NominalQuota   string `json:"nominalQuota"`
 			BorrowingLimit string `json:"borrowingLimit"`
+			WorkloadsSets  []struct {
+				Workloads []struct {
+					ClassName string `json:"className"`
+					RuntimeMs int64  `json:"runtimeMs"`
+				} `json:"workloads"`
+			} `json:"workloadsSets"`
 		} `json:"queuesSets"`
 	} `json:"cohorts"`
 }
 
-// generatorLimits is nominal quota + borrowing limit of cpu, in millicores, per
-// ClusterQueue class.
-func generatorLimits(path string) (map[string]int64, error) {
+func readGeneratorConfig(path string) (*generatorConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -70,6 +75,45 @@ func generatorLimits(path string) (map[string]int64, error) {
 	var cfg generatorConfig
 	if err := yaml.Unmarshal(data, &cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &cfg, nil
+}
+
+// generatorRuntimes is how long the runner keeps each class of workload
+// running once it sees it admitted. A class given two runtimes is left out:
+// its workloads cannot be told apart by name.
+func generatorRuntimes(path string) (map[string]time.Duration, error) {
+	cfg, err := readGeneratorConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]time.Duration{}
+	ambiguous := map[string]bool{}
+	for _, c := range cfg.Cohorts {
+		for _, q := range c.QueuesSets {
+			for _, set := range q.WorkloadsSets {
+				for _, w := range set.Workloads {
+					d := time.Duration(w.RuntimeMs) * time.Millisecond
+					if prev, ok := out[w.ClassName]; ok && prev != d {
+						ambiguous[w.ClassName] = true
+					}
+					out[w.ClassName] = d
+				}
+			}
+		}
+	}
+	for class := range ambiguous {
+		delete(out, class)
+	}
+	return out, nil
+}
+
+// generatorLimits is nominal quota + borrowing limit of cpu, in millicores, per
+// ClusterQueue class.
+func generatorLimits(path string) (map[string]int64, error) {
+	cfg, err := readGeneratorConfig(path)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]int64{}
 	for _, c := range cfg.Cohorts {

@@ -53,6 +53,9 @@ func printTable(w io.Writer, results []*sideResult) {
 	for _, class := range phaseClasses(results) {
 		row(phaseLabel(class), func(r *sideResult) string { return phaseCell(r, class) })
 	}
+	for _, class := range phaseClasses(results) {
+		row(lagLabel(class), func(r *sideResult) string { return lagCell(r, class) })
+	}
 	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
 		row("evictions, "+class, func(r *sideResult) string { return fmt.Sprint(r.summary.WorkloadClasses[class].TotalEvictions) })
 	}
@@ -178,4 +181,17 @@ func phaseCell(r *sideResult, class string) string {
 		return "-"
 	}
 	return c.String()
+}
+
+// lagLabel and lagCell make the rows of the runner's lag (see classPhase).
+func lagLabel(class string) string {
+	return "runner's lag, " + class + ": admission landed to Finished write received, less the runtime, median / p90"
+}
+
+func lagCell(r *sideResult, class string) string {
+	c, ok := r.phases[class]
+	if !ok {
+		return "-"
+	}
+	return c.lagString()
 }
