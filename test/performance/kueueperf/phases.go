@@ -84,11 +84,11 @@ type classPhase struct {
 	class                          string
 	from, to                       time.Duration
 	admittedPerSec, finishedPerSec float64
-	// runnerLag is, for the class's workloads, the time from the manager's
-	// admission write landing to the runner's Finished write reaching the API
-	// server, less the class's runtime: what the runner adds to a workload's
-	// hold on quota (watch delivery, its work queue, its own CPU time). Its
-	// median and 90th percentile; hasLag is false when the runtime is unknown.
+	// lagMedian and lagP90 are the runner's lag over the class's workloads:
+	// the time from the manager's admission write landing to the runner's
+	// Finished write reaching the API server, less the class's runtime, what
+	// the runner adds to a workload's hold on quota (watch delivery, its work
+	// queue, its own CPU time). hasLag is false when the runtime is unknown.
 	lagMedian, lagP90 time.Duration
 	hasLag            bool
 }

@@ -67,6 +67,7 @@ type generatorConfig struct {
 	} `json:"cohorts"`
 }
 
+// readGeneratorConfig reads the parts of a generator config the harness uses.
 func readGeneratorConfig(path string) (*generatorConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
