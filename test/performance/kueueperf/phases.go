@@ -179,19 +179,14 @@ func analyze(w io.Writer, dir string, runtimes map[string]time.Duration) error {
 	}
 	fmt.Fprintln(w, "| | "+strings.Join(sideNames(results), " | ")+" |")
 	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(results)+1))
-	for _, class := range phaseClasses(results) {
-		cells := []string{phaseLabel(class)}
-		for _, r := range results {
-			cells = append(cells, phaseCell(r, class))
+	for _, pr := range phaseRows() {
+		for _, class := range phaseClasses(results) {
+			cells := []string{pr.label(class)}
+			for _, r := range results {
+				cells = append(cells, pr.cell(r, class))
+			}
+			fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 		}
-		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
-	}
-	for _, class := range phaseClasses(results) {
-		cells := []string{lagLabel(class)}
-		for _, r := range results {
-			cells = append(cells, lagCell(r, class))
-		}
-		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 	}
 	return nil
 }

@@ -50,11 +50,10 @@ func printTable(w io.Writer, results []*sideResult) {
 			return (time.Duration(c.AverageTimeToAdmissionMs) * time.Millisecond).Round(10 * time.Millisecond).String()
 		})
 	}
-	for _, class := range phaseClasses(results) {
-		row(phaseLabel(class), func(r *sideResult) string { return phaseCell(r, class) })
-	}
-	for _, class := range phaseClasses(results) {
-		row(lagLabel(class), func(r *sideResult) string { return lagCell(r, class) })
+	for _, pr := range phaseRows() {
+		for _, class := range phaseClasses(results) {
+			row(pr.label(class), func(r *sideResult) string { return pr.cell(r, class) })
+		}
 	}
 	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
 		row("evictions, "+class, func(r *sideResult) string { return fmt.Sprint(r.summary.WorkloadClasses[class].TotalEvictions) })
@@ -165,33 +164,41 @@ func (c *chaosReport) cell(f func(*chaosReport) string) string {
 	return f(c)
 }
 
-// phaseClasses, phaseLabel and phaseCell make the phase rows (see phaseLog),
+// phaseRow is a row made of each class's phase (see phaseLog), one per class,
 // in the side-by-side table and in --analyze's.
+type phaseRow struct {
+	label func(class string) string
+	value func(classPhase) string
+}
+
+// cell is the row's value for one side, "-" when the side has no such class.
+func (pr phaseRow) cell(r *sideResult, class string) string {
+	c, ok := r.phases[class]
+	if !ok {
+		return "-"
+	}
+	return pr.value(c)
+}
+
+// phaseRows are when and how fast each class was admitted, then the
+// runner's lag (see classPhase).
+func phaseRows() []phaseRow {
+	return []phaseRow{
+		{
+			label: func(class string) string {
+				return "admitted " + class + ": middle 90% (since the first create), admitted/s, Finished/s (all classes)"
+			},
+			value: classPhase.String,
+		},
+		{
+			label: func(class string) string {
+				return "runner's lag, " + class + ": admission landed to Finished write received, less the runtime, median / p90"
+			},
+			value: classPhase.lagString,
+		},
+	}
+}
+
 func phaseClasses(results []*sideResult) []string {
 	return unionKeys(results, func(r *sideResult) []string { return mapKeys(r.phases) })
-}
-
-func phaseLabel(class string) string {
-	return "admitted " + class + ": middle 90% (since the first create), admitted/s, Finished/s (all classes)"
-}
-
-func phaseCell(r *sideResult, class string) string {
-	c, ok := r.phases[class]
-	if !ok {
-		return "-"
-	}
-	return c.String()
-}
-
-// lagLabel and lagCell make the rows of the runner's lag (see classPhase).
-func lagLabel(class string) string {
-	return "runner's lag, " + class + ": admission landed to Finished write received, less the runtime, median / p90"
-}
-
-func lagCell(r *sideResult, class string) string {
-	c, ok := r.phases[class]
-	if !ok {
-		return "-"
-	}
-	return c.lagString()
 }
