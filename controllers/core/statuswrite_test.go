@@ -16,11 +16,13 @@ import (
 	"quokka.dev/quokka/internal/scheme"
 )
 
-// The loop's status writer sends what controller-runtime's client sends (a
-// PUT of the whole Workload, with its apiVersion and kind, to the status
-// subresource), leaves the written object as it was instead of decoding the
-// reply into it, and reports a refused write with its type: a conflict stays
-// a conflict, which updateWorkloadStatus retries.
+// The loop's status writer PUTs the Workload to the status subresource, with
+// its apiVersion, kind, name, namespace, resourceVersion and status, but
+// neither its spec nor the rest of its metadata, which the subresource ignores
+// (the integration test TestStatusWriteKeepsSpecAndOwners shows the API server
+// keeps them); it leaves the written object as it was instead of
+// decoding the reply into it, and reports a refused write with its type: a
+// conflict stays a conflict, which updateWorkloadStatus retries.
 func TestWorkloadStatusWriter(t *testing.T) {
 	var calls int
 	var got map[string]any
@@ -48,7 +50,11 @@ func TestWorkloadStatusWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "wl", Namespace: "ns", ResourceVersion: "7"}}
+	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "wl", Namespace: "ns", ResourceVersion: "7",
+		Labels:        map[string]string{"team": "a"},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "creator", Operation: metav1.ManagedFieldsOperationUpdate}}}}
+	wl.Spec.QueueName = "lq"
+	wl.Spec.PodSets = []kueue.PodSet{{Name: "main", Count: 1}}
 	wl.Status.Admission = &kueue.Admission{ClusterQueue: "cq"}
 
 	if err := w.update(context.Background(), wl); !apierrors.IsConflict(err) {
@@ -60,10 +66,24 @@ func TestWorkloadStatusWriter(t *testing.T) {
 	if st, _ := got["status"].(map[string]any); st == nil || st["admission"] == nil {
 		t.Errorf("body carries no status.admission: %v", got)
 	}
+	if _, ok := got["spec"]; ok {
+		t.Errorf("body carries the spec, which the status subresource ignores: %v", got["spec"])
+	}
+	md, _ := got["metadata"].(map[string]any)
+	if _, ok := md["managedFields"]; ok {
+		t.Errorf("body carries metadata.managedFields, which a subresource ignores")
+	}
+	if md["resourceVersion"] != "7" || md["name"] != "wl" || md["namespace"] != "ns" {
+		t.Errorf("body's metadata %v, want the workload's name, namespace and resourceVersion 7", md)
+	}
+	if _, ok := md["labels"]; ok {
+		t.Errorf("body carries metadata.labels, which the status subresource ignores")
+	}
 	if err := w.update(context.Background(), wl); err != nil {
 		t.Fatalf("second write: %v", err)
 	}
-	if wl.ResourceVersion != "7" || wl.Status.Admission == nil {
-		t.Errorf("the written workload changed (resourceVersion %q, admission %v): the reply must not be decoded into it", wl.ResourceVersion, wl.Status.Admission)
+	if wl.ResourceVersion != "7" || wl.Status.Admission == nil || len(wl.ManagedFields) != 1 || wl.Spec.QueueName != "lq" {
+		t.Errorf("the written workload changed (resourceVersion %q, admission %v, managedFields %v, queue %q): the write must leave it as it was",
+			wl.ResourceVersion, wl.Status.Admission, wl.ManagedFields, wl.Spec.QueueName)
 	}
 }
