@@ -17,9 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
@@ -31,10 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
-	"quokka.dev/quokka/controllers"
 	"quokka.dev/quokka/controllers/jobs/webhooks"
 	"quokka.dev/quokka/controllers/jobs/webhooks/certs"
-	"quokka.dev/quokka/internal/cli"
 	"quokka.dev/quokka/internal/scheme"
 	"quokka.dev/quokka/test/integration/framework"
 )
@@ -51,8 +47,8 @@ func TestManagerStartsOnAClusterWithOnlyTheCRDs(t *testing.T) {
 	}
 	// The first logger set wins, so the command's own (klog's text logger on
 	// stderr) is ignored and its lines are recorded here.
-	logs := &logRecorder{}
-	ctrl.SetLogger(funcr.New(logs.record, funcr.Options{}))
+	logs := &framework.LogRecorder{}
+	ctrl.SetLogger(funcr.New(logs.Record, funcr.Options{}))
 
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(framework.RepoRoot(), "config", "crd", "bases")},
@@ -74,7 +70,7 @@ func TestManagerStartsOnAClusterWithOnlyTheCRDs(t *testing.T) {
 	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	webhookPort := freePort(t)
+	webhookPort := framework.FreePort(t)
 	certDir := filepath.Join(dir, "certs")
 	config := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(config, fmt.Appendf(nil, `apiVersion: config.kueue.x-k8s.io/v1beta2
@@ -87,51 +83,16 @@ webhook:
 `, namespace, webhookPort, certDir), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	healthAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
+	healthAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(framework.FreePort(t)))
 
 	// The command as a user types it, leader election on (its Lease goes to the
 	// namespace that does not exist yet), with the controllers of cmd/quokka.
-	root := cli.NewRootCommand(cli.Options{Controllers: controllers.All()})
-	mgrCtx, cancel := context.WithCancel(ctx)
-	stderr := &strings.Builder{}
-	exited := make(chan int, 1)
-	go func() {
-		exited <- cli.Execute(mgrCtx, root, []string{"manager",
-			"--kubeconfig", kubeconfig, "--config", config,
-			"--metrics-bind-address", "0", "--health-probe-bind-address", healthAddr,
-		}, stderr)
-	}()
-	// alive fails the waits below at once when the manager has exited.
-	exitCode := -1
-	alive := func() error {
-		if exitCode < 0 {
-			select {
-			case exitCode = <-exited:
-			default:
-				return nil
-			}
-		}
-		return fmt.Errorf("quokka manager exited with %d: %s", exitCode, stderr.String())
-	}
-	stop := func() {
-		cancel()
-		if exitCode < 0 {
-			select {
-			case exitCode = <-exited:
-			case <-time.After(30 * time.Second):
-				t.Error("quokka manager did not stop within 30s")
-				return
-			}
-			if exitCode != 0 {
-				t.Errorf("quokka manager exited with %d: %s", exitCode, stderr.String())
-			}
-		}
-	}
-	t.Cleanup(stop)
+	mgr := framework.StartManagerCommand(t, "--kubeconfig", kubeconfig, "--config", config,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", healthAddr)
 	defer func() {
 		// QUOKKA_TEST_LOG shows the log of a run that passed, too.
 		if t.Failed() || os.Getenv("QUOKKA_TEST_LOG") != "" {
-			t.Logf("manager log:\n%s", strings.Join(logs.lines(), "\n"))
+			t.Logf("manager log:\n%s", strings.Join(logs.Lines(), "\n"))
 		}
 	}()
 
@@ -174,7 +135,7 @@ webhook:
 			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
 		}
 	}
-	eventually(t, alive, "the Workload admitted", func() error {
+	framework.Eventually(t, mgr.Alive, "the Workload admitted", func() error {
 		got := &kueue.Workload{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(wl), got); err != nil {
 			return err
@@ -187,7 +148,7 @@ webhook:
 
 	// The manager made its namespace and Secret, and filled the Secret.
 	secret := &corev1.Secret{}
-	eventually(t, alive, "the webhook Secret created and filled", func() error {
+	framework.Eventually(t, mgr.Alive, "the webhook Secret created and filled", func() error {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: certs.SecretName}, secret); err != nil {
 			return err
 		}
@@ -202,7 +163,7 @@ webhook:
 	// With no kubelet to mount the Secret, the manager wrote the certificate to
 	// its cert dir itself: the webhook server is ready and serves a certificate
 	// the Secret's CA signed for the webhook Service.
-	eventually(t, alive, "the manager ready (webhook server started)", func() error {
+	framework.Eventually(t, mgr.Alive, "the manager ready (webhook server started)", func() error {
 		resp, err := http.Get("http://" + healthAddr + "/readyz")
 		if err != nil {
 			return err
@@ -227,65 +188,17 @@ webhook:
 	_ = conn.Close()
 
 	// Said once, and kept running: the manager stops only when told to.
-	if err := alive(); err != nil {
+	if err := mgr.Alive(); err != nil {
 		t.Fatal(err)
 	}
-	stop()
+	mgr.Stop(t)
 	var notices []string
-	for _, l := range logs.lines() {
+	for _, l := range logs.Lines() {
 		if strings.Contains(l, webhooks.UnregisteredMessage) {
 			notices = append(notices, l)
 		}
 	}
 	if len(notices) != 1 {
 		t.Errorf("%d log lines say that the webhooks are not registered, want 1:\n%s", len(notices), strings.Join(notices, "\n"))
-	}
-}
-
-// logRecorder keeps every line a funcr logger writes.
-type logRecorder struct {
-	mu  sync.Mutex
-	all []string
-}
-
-func (r *logRecorder) record(prefix, args string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.all = append(r.all, prefix+" "+args)
-}
-
-func (r *logRecorder) lines() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.all...)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// eventually polls check until it succeeds, for up to a minute, unless alive
-// fails first.
-func eventually(t *testing.T, alive func() error, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if err := alive(); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after a minute: %v", what, err)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
