@@ -49,8 +49,11 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
+	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
+	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/controllers/jobs/webhooks/certs"
+	"quokka.dev/quokka/controllers/koord"
 	"quokka.dev/quokka/internal/scheme"
 	"quokka.dev/quokka/test/integration/framework"
 )
@@ -107,8 +110,9 @@ func convert[T any](t *testing.T, u *unstructured.Unstructured) *T {
 // The status table's "Deployment: kustomize (`kubectl apply -k
 // config/default`), RBAC from markers": the install is applied as rendered and
 // the manager, with only its ServiceAccount's rights, leads, fills its webhook
-// certificate, admits a Workload and a Job, and serves metrics to a reader
-// bound to quokka-metrics-reader; it never logs a refusal.
+// certificate, admits a Workload and a Job, dequeues a Koord-Queue Job, and
+// serves metrics to a reader bound to quokka-metrics-reader; it never logs a
+// refusal.
 func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Fatal("KUBEBUILDER_ASSETS is not set: run with KUBEBUILDER_ASSETS=$(hack/envtest.sh)")
@@ -398,6 +402,51 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 			}
 		}
 		return fmt.Errorf("none among %d events", len(events.Items))
+	})
+
+	// The Koord-Queue path: an ElasticQuota gets its Queue, a Job labelled
+	// with it gets a QueueUnit, which is dequeued, and the Job resumed.
+	eq := &koordv1alpha1.ElasticQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "koord-team",
+			Labels: map[string]string{koordv1alpha1.ParentLabel: ""}},
+		Spec: koordv1alpha1.ElasticQuotaSpec{
+			Min: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")},
+			Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")},
+		},
+	}
+	koordJob := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "koord-job",
+			Labels: map[string]string{koordv1alpha1.QuotaNameLabel: eq.Name}},
+		Spec: batchv1.JobSpec{Suspend: ptr.To(true), Template: corev1.PodTemplateSpec{Spec: podSpec}},
+	}
+	for _, o := range []client.Object{eq, koordJob} {
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
+		}
+	}
+	framework.Eventually(t, mgr.Alive, "the Koord-Queue unit dequeued and its Job resumed", func() error {
+		unit := &queuev1alpha1.QueueUnit{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(koordJob), unit); err != nil {
+			return err
+		}
+		if unit.Status.Phase != queuev1alpha1.Dequeued && unit.Status.Phase != queuev1alpha1.Running {
+			return fmt.Errorf("QueueUnit in phase %q: %s", unit.Status.Phase, unit.Status.Message)
+		}
+		got := &batchv1.Job{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(koordJob), got); err != nil {
+			return err
+		}
+		if ptr.Deref(got.Spec.Suspend, true) {
+			return fmt.Errorf("Job still suspended")
+		}
+		q := &queuev1alpha1.Queue{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: queuev1alpha1.DefaultQueueNamespace, Name: eq.Name}, q); err != nil {
+			return err
+		}
+		if q.Annotations[koord.QueueUsedAnnotation] != `{"cpu":1000}` {
+			return fmt.Errorf("Queue's usage annotation %q", q.Annotations[koord.QueueUsedAnnotation])
+		}
+		return nil
 	})
 
 	// Metrics: a reader bound to the install's quokka-metrics-reader ClusterRole
