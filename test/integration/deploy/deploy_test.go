@@ -51,6 +51,7 @@ import (
 
 	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
 	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
+	kueuealpha "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/controllers/jobs/webhooks/certs"
 	"quokka.dev/quokka/controllers/koord"
@@ -110,9 +111,10 @@ func convert[T any](t *testing.T, u *unstructured.Unstructured) *T {
 // The status table's "Deployment: kustomize (`kubectl apply -k
 // config/default`), RBAC from markers": the install is applied as rendered and
 // the manager, with only its ServiceAccount's rights, leads, fills its webhook
-// certificate, admits a Workload and a Job, dequeues a Koord-Queue Job, and
-// serves metrics to a reader bound to quokka-metrics-reader; it never logs a
-// refusal.
+// certificate, admits a Workload and a Job, dequeues a Koord-Queue Job,
+// distributes a provider's capacity (Dynamic Quota Orchestration turned on),
+// and serves metrics to a reader bound to quokka-metrics-reader; it never logs
+// a refusal.
 func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Fatal("KUBEBUILDER_ASSETS is not set: run with KUBEBUILDER_ASSETS=$(hack/envtest.sh)")
@@ -274,6 +276,14 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 	webhook["port"] = int64(framework.FreePort(t))
 	webhook["certDir"] = filepath.Join(t.TempDir(), "certs")
 	config["webhook"] = webhook
+	// Dynamic Quota Orchestration is off in the install's Configuration; a
+	// team turns it on there, with the same RBAC.
+	gates, _, _ := unstructured.NestedMap(config, "featureGates")
+	if gates == nil {
+		gates = map[string]any{}
+	}
+	gates["DynamicQuotaOrchestration"] = true
+	config["featureGates"] = gates
 	configFile := filepath.Join(t.TempDir(), "config.yaml")
 	data, err := yaml.Marshal(config)
 	if err != nil {
@@ -445,6 +455,63 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 		}
 		if q.Annotations[koord.QueueUsedAnnotation] != `{"cpu":1000}` {
 			return fmt.Errorf("Queue's usage annotation %q", q.Annotations[koord.QueueUsedAnnotation])
+		}
+		return nil
+	})
+
+	// Dynamic Quota Orchestration: a provider's capacity is distributed over
+	// a Cohort's subtree and written to its ClusterQueue and its own status.
+	dqoCQ := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "dqo-a"}, Spec: kueue.ClusterQueueSpec{
+		CohortName: "dqo-root",
+		ResourceGroups: []kueue.ResourceGroup{{
+			CoveredResources: []corev1.ResourceName{corev1.ResourceCPU},
+			Flavors: []kueue.FlavorQuotas{{Name: "dqo-flavor", Resources: []kueue.ResourceQuota{
+				{Name: corev1.ResourceCPU, NominalQuota: resource.MustParse("10")},
+			}}},
+		}},
+	}}
+	provider := &kueuealpha.CapacityProvider{
+		ObjectMeta: metav1.ObjectMeta{Name: "by-hand"},
+		Spec: kueuealpha.CapacityProviderSpec{ControllerName: "example.com/by-hand",
+			OrchestratedFlavors: []kueuealpha.OrchestratedFlavor{{Name: "dqo-flavor"}}},
+	}
+	orchestrator := &kueuealpha.DynamicQuotaOrchestrator{ObjectMeta: metav1.ObjectMeta{Name: "dqo"},
+		Spec: kueuealpha.DynamicQuotaOrchestratorSpec{
+			CapacityDiscovery: kueuealpha.CapacityDiscovery{Providers: []kueuealpha.ProviderContribution{{Name: provider.Name}}},
+			CapacityDistribution: &kueuealpha.CapacityDistribution{
+				SubtreeRootQuotaRef: kueuealpha.SubtreeRootQuotaRef{Kind: kueuealpha.CohortKind, Name: "dqo-root"},
+			},
+		}}
+	for _, o := range []client.Object{&kueue.Cohort{ObjectMeta: metav1.ObjectMeta{Name: "dqo-root"}}, dqoCQ, provider, orchestrator} {
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
+		}
+	}
+	provider.Status.Capacity = &kueuealpha.Capacity{Flavors: []kueuealpha.FlavorCapacity{{
+		Name: "dqo-flavor", Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20")},
+	}}}
+	meta.SetStatusCondition(&provider.Status.Conditions, metav1.Condition{
+		Type: kueuealpha.CapacitySynchronized, Status: metav1.ConditionTrue,
+		Reason: kueuealpha.CapacityProviderReasonSynchronized, Message: "written by the test",
+		ObservedGeneration: provider.Generation,
+	})
+	if err := c.Status().Update(ctx, provider); err != nil {
+		t.Fatalf("publishing the provider's capacity: %v", err)
+	}
+	framework.Eventually(t, mgr.Alive, "the provider's capacity distributed", func() error {
+		got := &kueuealpha.DynamicQuotaOrchestrator{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(orchestrator), got); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, kueuealpha.Distributed) {
+			return fmt.Errorf("orchestrator conditions %v", got.Status.Conditions)
+		}
+		cq := &kueue.ClusterQueue{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(dqoCQ), cq); err != nil {
+			return err
+		}
+		if cq.Status.EffectiveQuotas == nil {
+			return fmt.Errorf("ClusterQueue %s has no effectiveQuotas", cq.Name)
 		}
 		return nil
 	})
