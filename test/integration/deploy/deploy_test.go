@@ -28,6 +28,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -267,6 +268,7 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 	// addresses on 127.0.0.1 and a writable cert dir (no kubelet mounts the
 	// Secret, so the manager writes the certificate there itself).
 	serviceAccount := fmt.Sprintf("system:serviceaccount:%s:%s", deploy.Namespace, pod.ServiceAccountName)
+	waitForBindings(t, c, serviceAccount, deploy.Namespace)
 	kubeconfig := impersonatingKubeconfig(t, env.KubeConfig, serviceAccount)
 	webhook, _, _ := unstructured.NestedMap(config, "webhook")
 	if webhook == nil {
@@ -605,4 +607,33 @@ func impersonatingKubeconfig(t *testing.T, admin []byte, user string) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// waitForBindings waits until the API server's authorizer has seen the
+// install's bindings (it learns them from its own informers, a moment after
+// they are created), so that a refusal the manager logs is a missing rule,
+// not a race: one rule of each bound role is asked for.
+func waitForBindings(t *testing.T, c client.Client, user, namespace string) {
+	t.Helper()
+	checks := []authorizationv1.ResourceAttributes{
+		{Group: kueue.GroupVersion.Group, Resource: "workloads", Verb: "list"},                   // quokka-manager-role
+		{Namespace: namespace, Resource: "secrets", Verb: "get"},                                 // its namespaced Role
+		{Namespace: namespace, Group: "coordination.k8s.io", Resource: "leases", Verb: "create"}, // leader election
+		{Group: "authentication.k8s.io", Resource: "tokenreviews", Verb: "create"},               // metrics auth
+	}
+	for _, attrs := range checks {
+		framework.Eventually(t, func() error { return nil }, fmt.Sprintf("%s may %s %s", user, attrs.Verb, attrs.Resource), func() error {
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+				ResourceAttributes: &attrs,
+			}}
+			if err := c.Create(context.Background(), review); err != nil {
+				return err
+			}
+			if !review.Status.Allowed {
+				return fmt.Errorf("not allowed yet: %s", review.Status.Reason)
+			}
+			return nil
+		})
+	}
 }
