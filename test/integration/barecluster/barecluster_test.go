@@ -21,7 +21,6 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -135,16 +134,7 @@ webhook:
 			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
 		}
 	}
-	framework.Eventually(t, mgr.Alive, "the Workload admitted", func() error {
-		got := &kueue.Workload{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(wl), got); err != nil {
-			return err
-		}
-		if got.Status.Admission == nil || !meta.IsStatusConditionTrue(got.Status.Conditions, kueue.WorkloadAdmitted) {
-			return fmt.Errorf("not admitted; conditions %v", got.Status.Conditions)
-		}
-		return nil
-	})
+	framework.Eventually(t, mgr.Alive, "the Workload admitted", framework.WorkloadAdmitted(ctx, c, client.ObjectKeyFromObject(wl)))
 
 	// The manager made its namespace and Secret, and filled the Secret.
 	secret := &corev1.Secret{}

@@ -207,6 +207,14 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	create := func(objs ...client.Object) {
+		t.Helper()
+		for _, o := range objs {
+			if err := c.Create(ctx, o); err != nil {
+				t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
+			}
+		}
+	}
 
 	// Namespaces and CRDs first, so that the rest can be checked against them.
 	apply := func(o *unstructured.Unstructured) {
@@ -228,9 +236,8 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 			crds = append(crds, o.GetName())
 		}
 	}
-	noManager := func() error { return nil }
 	for _, name := range crds {
-		framework.Eventually(t, noManager, "CRD "+name+" established", func() error {
+		framework.Eventually(t, nil, "CRD "+name+" established", func() error {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
 			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 				return err
@@ -344,7 +351,7 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 
 	// It admits a Workload and a Job (the Job integration's Workload).
 	team := "team"
-	for _, o := range []client.Object{
+	create(
 		&kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "default-flavor"}},
 		&kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: team}, Spec: kueue.ClusterQueueSpec{
 			NamespaceSelector: &metav1.LabelSelector{},
@@ -357,11 +364,7 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 		}},
 		&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: team},
 			Spec: kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(team)}},
-	} {
-		if err := c.Create(ctx, o); err != nil {
-			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
-		}
-	}
+	)
 	podSpec := corev1.PodSpec{
 		RestartPolicy: corev1.RestartPolicyNever,
 		Containers: []corev1.Container{{Name: "c", Image: "busybox", Resources: corev1.ResourceRequirements{
@@ -378,21 +381,8 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "job", Labels: map[string]string{kueue.QueueNameLabel: team}},
 		Spec:       batchv1.JobSpec{Suspend: ptr.To(true), Template: corev1.PodTemplateSpec{Spec: podSpec}},
 	}
-	for _, o := range []client.Object{wl, job} {
-		if err := c.Create(ctx, o); err != nil {
-			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
-		}
-	}
-	framework.Eventually(t, mgr.Alive, "the Workload admitted", func() error {
-		got := &kueue.Workload{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(wl), got); err != nil {
-			return err
-		}
-		if !meta.IsStatusConditionTrue(got.Status.Conditions, kueue.WorkloadAdmitted) {
-			return fmt.Errorf("not admitted; conditions %v", got.Status.Conditions)
-		}
-		return nil
-	})
+	create(wl, job)
+	framework.Eventually(t, mgr.Alive, "the Workload admitted", framework.WorkloadAdmitted(ctx, c, client.ObjectKeyFromObject(wl)))
 	framework.Eventually(t, mgr.Alive, "the Job admitted and resumed", func() error {
 		got := &batchv1.Job{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(job), got); err != nil {
@@ -431,11 +421,7 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 			Labels: map[string]string{koordv1alpha1.QuotaNameLabel: eq.Name}},
 		Spec: batchv1.JobSpec{Suspend: ptr.To(true), Template: corev1.PodTemplateSpec{Spec: podSpec}},
 	}
-	for _, o := range []client.Object{eq, koordJob} {
-		if err := c.Create(ctx, o); err != nil {
-			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
-		}
-	}
+	create(eq, koordJob)
 	framework.Eventually(t, mgr.Alive, "the Koord-Queue unit dequeued and its Job resumed", func() error {
 		unit := &queuev1alpha1.QueueUnit{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(koordJob), unit); err != nil {
@@ -484,11 +470,7 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 				SubtreeRootQuotaRef: kueuealpha.SubtreeRootQuotaRef{Kind: kueuealpha.CohortKind, Name: "dqo-root"},
 			},
 		}}
-	for _, o := range []client.Object{&kueue.Cohort{ObjectMeta: metav1.ObjectMeta{Name: "dqo-root"}}, dqoCQ, provider, orchestrator} {
-		if err := c.Create(ctx, o); err != nil {
-			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
-		}
-	}
+	create(&kueue.Cohort{ObjectMeta: metav1.ObjectMeta{Name: "dqo-root"}}, dqoCQ, provider, orchestrator)
 	provider.Status.Capacity = &kueuealpha.Capacity{Flavors: []kueuealpha.FlavorCapacity{{
 		Name: "dqo-flavor", Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20")},
 	}}}
@@ -528,11 +510,7 @@ func TestInstalledManagerRunsWithItsOwnRights(t *testing.T) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: reader.GetName()},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "prometheus"}},
 	}
-	for _, o := range []client.Object{readerSA, binding} {
-		if err := c.Create(ctx, o); err != nil {
-			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
-		}
-	}
+	create(readerSA, binding)
 	clientset, err := kubernetes.NewForConfig(adminConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -622,7 +600,7 @@ func waitForBindings(t *testing.T, c client.Client, user, namespace string) {
 		{Group: "authentication.k8s.io", Resource: "tokenreviews", Verb: "create"},               // metrics auth
 	}
 	for _, attrs := range checks {
-		framework.Eventually(t, func() error { return nil }, fmt.Sprintf("%s may %s %s", user, attrs.Verb, attrs.Resource), func() error {
+		framework.Eventually(t, nil, fmt.Sprintf("%s may %s %s", user, attrs.Verb, attrs.Resource), func() error {
 			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 				User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
 				ResourceAttributes: &attrs,

@@ -72,13 +72,16 @@ func (m *ManagerCommand) Stop(t *testing.T) {
 }
 
 // Eventually polls check until it succeeds, for up to a minute, and fails the
-// test at once when alive fails (the process it waits on has gone).
+// test at once when alive fails (the process it waits on has gone); alive may
+// be nil when there is no such process.
 func Eventually(t *testing.T, alive func() error, what string, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if err := alive(); err != nil {
-			t.Fatalf("%s: %v", what, err)
+		if alive != nil {
+			if err := alive(); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
 		}
 		err := check()
 		if err == nil {

@@ -73,7 +73,7 @@ func TestManagerIssuesAndInjectsItsWebhookCertificate(t *testing.T) {
 		}
 	}
 
-	port := freePort(t)
+	port := framework.FreePort(t)
 	certDir := t.TempDir()
 	conf := configapi.Default()
 	conf.Namespace = ptrTo(namespace)
@@ -100,7 +100,7 @@ func TestManagerIssuesAndInjectsItsWebhookCertificate(t *testing.T) {
 	// outside a Pod, writes the same bytes), so that what follows holds for a
 	// manager in a Pod.
 	secret := &corev1.Secret{}
-	eventually(t, "secret filled", func() error {
+	framework.Eventually(t, nil, "secret filled", func() error {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: certs.SecretName}, secret); err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func TestManagerIssuesAndInjectsItsWebhookCertificate(t *testing.T) {
 	}
 	ca := secret.Data["ca.crt"]
 
-	eventually(t, "CA injected into both configurations", func() error {
+	framework.Eventually(t, nil, "CA injected into both configurations", func() error {
 		m := &admissionregistrationv1.MutatingWebhookConfiguration{}
 		if err := c.Get(ctx, client.ObjectKey{Name: certs.MutatingConfigurationName}, m); err != nil {
 			return err
@@ -147,7 +147,7 @@ func TestManagerIssuesAndInjectsItsWebhookCertificate(t *testing.T) {
 		t.Fatal("ca.crt is not PEM")
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	eventually(t, "webhook server serving the issued certificate", func() error {
+	framework.Eventually(t, nil, "webhook server serving the issued certificate", func() error {
 		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{
 			RootCAs:    pool,
 			ServerName: certs.ServiceName + "." + namespace + ".svc",
@@ -157,31 +157,6 @@ func TestManagerIssuesAndInjectsItsWebhookCertificate(t *testing.T) {
 		}
 		return conn.Close()
 	})
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after a minute: %v", what, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 func ptrTo[T any](v T) *T { return &v }
