@@ -23,8 +23,18 @@ type phaseLog struct {
 	manager, runner string
 	start           time.Time
 	workloads       map[string]*workloadTimes
-	// finishes are the runner's workloads/status writes, all classes.
-	finishes []time.Time
+	// finishes are the runner's workloads/status writes, all classes, when
+	// they landed and in which Cohort.
+	finishes []stamp
+	// sent holds, per Cohort, when the API server received each of the
+	// manager's successful workload writes.
+	sent map[string][]time.Time
+}
+
+// stamp is a moment and the Cohort of the workload written then.
+type stamp struct {
+	at     time.Time
+	cohort string
 }
 
 type workloadTimes struct {
@@ -38,7 +48,7 @@ type workloadTimes struct {
 }
 
 func newPhaseLog(manager, runner string) *phaseLog {
-	return &phaseLog{manager: manager, runner: runner, workloads: map[string]*workloadTimes{}}
+	return &phaseLog{manager: manager, runner: runner, workloads: map[string]*workloadTimes{}, sent: map[string][]time.Time{}}
 }
 
 // note takes one completed request.
@@ -55,7 +65,7 @@ func (p *phaseLog) note(e *auditEvent) {
 		}
 		p.workloads[key] = &workloadTimes{class: workloadClass(e.ObjectRef.Name)}
 	case user == p.runner && e.ObjectRef.Subresource == "status":
-		p.finishes = append(p.finishes, e.Completed)
+		p.finishes = append(p.finishes, stamp{at: e.Completed, cohort: cohortOf(e.ObjectRef.Namespace)})
 		if w := p.workloads[key]; w != nil {
 			w.finished, w.finishSent = e.Completed, e.Received
 		}
@@ -63,7 +73,34 @@ func (p *phaseLog) note(e *auditEvent) {
 		if w := p.workloads[key]; w != nil {
 			w.managerWrites = append(w.managerWrites, e.Completed)
 		}
+		c := cohortOf(e.ObjectRef.Namespace)
+		p.sent[c] = append(p.sent[c], e.Received)
 	}
+}
+
+// cohortOf is the Cohort of a workload in namespace ns: the runner's
+// generator puts each ClusterQueue's workloads in a namespace named after it,
+// "<class>-<set>-<index>-<cohort>"; a namespace not named so is its own group.
+func cohortOf(ns string) string {
+	parts := strings.Split(ns, "-")
+	for i := 0; i+2 < len(parts); i++ {
+		if isNumber(parts[i]) && isNumber(parts[i+1]) {
+			return strings.Join(parts[i+2:], "-")
+		}
+	}
+	return ns
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // workloadClass is the class of a workload the runner's generator named
@@ -91,6 +128,14 @@ type classPhase struct {
 	// queue, its own CPU time). hasLag is false when the runtime is unknown.
 	lagMedian, lagP90 time.Duration
 	hasLag            bool
+	// reactionMedian and reactionMean are the manager's reaction in the
+	// phase: from a Finished write landing (any class) to the API server
+	// receiving the manager's next workload write in the same Cohort, what
+	// the manager adds to the turnover of quota (watch delivery, its cycle,
+	// its write). hasReaction is false when no Finished write was followed
+	// by one.
+	reactionMedian, reactionMean time.Duration
+	hasReaction                  bool
 }
 
 func (c classPhase) String() string {
@@ -103,6 +148,14 @@ func (c classPhase) lagString() string {
 		return "-"
 	}
 	return fmt.Sprintf("%s / %s", c.lagMedian.Round(time.Millisecond), c.lagP90.Round(time.Millisecond))
+}
+
+// reactionString is the manager's reaction as "median / mean".
+func (c classPhase) reactionString() string {
+	if !c.hasReaction {
+		return "-"
+	}
+	return fmt.Sprintf("%s / %s", c.reactionMedian.Round(time.Millisecond), c.reactionMean.Round(time.Millisecond))
 }
 
 // phases works out each class's phase, and the runner's lag for the classes
@@ -128,6 +181,9 @@ func (p *phaseLog) phases(runtimes map[string]time.Duration) map[string]classPha
 			lags[w.class] = append(lags[w.class], w.finishSent.Sub(at)-runtime)
 		}
 	}
+	for _, ts := range p.sent {
+		slices.SortFunc(ts, time.Time.Compare)
+	}
 	out := map[string]classPhase{}
 	for class, ts := range admitted {
 		slices.Sort(ts)
@@ -143,12 +199,26 @@ func (p *phaseLog) phases(runtimes map[string]time.Duration) map[string]classPha
 			}
 		}
 		fin := 0
-		for _, t := range p.finishes {
-			if d := t.Sub(p.start); d >= from && d <= to {
-				fin++
+		var reactions []time.Duration
+		for _, f := range p.finishes {
+			if d := f.at.Sub(p.start); d < from || d > to {
+				continue
+			}
+			fin++
+			sent := p.sent[f.cohort]
+			if i, _ := slices.BinarySearchFunc(sent, f.at, time.Time.Compare); i < len(sent) {
+				reactions = append(reactions, sent[i].Sub(f.at))
 			}
 		}
 		c := classPhase{class: class, from: from, to: to, admittedPerSec: float64(in) / span, finishedPerSec: float64(fin) / span}
+		if len(reactions) > 0 {
+			slices.Sort(reactions)
+			var sum time.Duration
+			for _, r := range reactions {
+				sum += r
+			}
+			c.reactionMedian, c.reactionMean, c.hasReaction = reactions[len(reactions)/2], sum/time.Duration(len(reactions)), true
+		}
 		if l := lags[class]; len(l) > 0 {
 			slices.Sort(l)
 			c.lagMedian, c.lagP90, c.hasLag = l[len(l)/2], l[len(l)*9/10], true

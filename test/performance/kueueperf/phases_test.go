@@ -220,3 +220,63 @@ func TestGeneratorRuntimes(t *testing.T) {
 		t.Error("a missing config gave no error")
 	}
 }
+
+// The manager's reaction is what it adds to the turnover of quota: from a
+// Finished write landing to the API server receiving the manager's next
+// workload write in the same Cohort (the runner names each namespace after
+// its ClusterQueue, "<class>-<set>-<index>-<cohort>"); writes in another
+// Cohort, and writes received before the Finished write landed, do not
+// count.
+func TestManagerReactionFromAuditLog(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	log := newPhaseLog(managerUser, runnerUser)
+	note := func(user, verb, ns, name, sub string, received, done time.Time) {
+		e := &auditEvent{Stage: "ResponseComplete", Verb: verb, Received: received, Completed: done}
+		e.User.Username = user
+		e.ObjectRef = &struct {
+			Resource    string `json:"resource"`
+			Subresource string `json:"subresource"`
+			Namespace   string `json:"namespace"`
+			Name        string `json:"name"`
+		}{Resource: "workloads", Subresource: sub, Namespace: ns, Name: name}
+		e.ResponseStatus = &struct {
+			Code int `json:"code"`
+		}{Code: 200}
+		log.note(e)
+	}
+	// Twenty large workloads in cq-0-1-cohort-2, admitted a second apart and
+	// finished after their runtime; the manager's next write in that Cohort
+	// (the next admission, in another of its ClusterQueues) is received
+	// 30 ms after a Finished write lands for the first nine, 70 ms for
+	// the others. A write in cohort-3 5 ms after each Finished write lands is
+	// not a reaction to it.
+	for i := range 20 {
+		name := fmt.Sprintf("large-2-0-%d", i)
+		created := t0.Add(time.Duration(i) * time.Millisecond)
+		note(runnerUser, "create", "cq-0-1-cohort-2", name, "", created, created)
+		adm := t0.Add(time.Duration(10+i) * time.Second)
+		note(managerUser, "update", "cq-0-1-cohort-2", name, "status", adm.Add(-20*time.Millisecond), adm)
+		landed := adm.Add(time.Second + 100*time.Millisecond)
+		note(runnerUser, "patch", "cq-0-1-cohort-2", name, "status", landed.Add(-25*time.Millisecond), landed)
+		note(managerUser, "update", "cq-0-0-cohort-3", fmt.Sprintf("other-0-0-%d", i), "status", landed.Add(5*time.Millisecond), landed.Add(25*time.Millisecond))
+		react := 30 * time.Millisecond
+		if i >= 9 {
+			react = 70 * time.Millisecond
+		}
+		note(managerUser, "update", "cq-0-4-cohort-2", fmt.Sprintf("next-0-0-%d", i), "status", landed.Add(react), landed.Add(react+20*time.Millisecond))
+	}
+	got := log.phases(nil)["large"]
+	// The phase spans the 2nd to the 20th admission; the Finished writes
+	// landing in it are the 1st to the 18th (the 19th lands at 29.1 s).
+	if !got.hasReaction || got.reactionMedian != 70*time.Millisecond || got.reactionMean != (9*30+9*70)*time.Millisecond/18 {
+		t.Fatalf("reaction %s (known %v), want 70ms / 50ms", got.reactionString(), got.hasReaction)
+	}
+	if s := got.reactionString(); s != "70ms / 50ms" {
+		t.Errorf("reaction cell %q, want %q", s, "70ms / 50ms")
+	}
+	for ns, want := range map[string]string{"cq-0-1-cohort-2": "cohort-2", "team-a-0-3-pool-x-1": "pool-x-1", "plain": "plain", "a-1-b": "a-1-b"} {
+		if got := cohortOf(ns); got != want {
+			t.Errorf("cohortOf(%q) = %q, want %q", ns, got, want)
+		}
+	}
+}

@@ -181,7 +181,9 @@ func (pr phaseRow) cell(r *sideResult, class string) string {
 }
 
 // phaseRows are when and how fast each class was admitted, then the
-// runner's lag (see classPhase).
+// runner's lag and the manager's reaction (see classPhase): together with
+// the runtime and the two writes' latencies they are how long quota takes to
+// turn over.
 func phaseRows() []phaseRow {
 	return []phaseRow{
 		{
@@ -195,6 +197,12 @@ func phaseRows() []phaseRow {
 				return "runner's lag, " + class + ": admission landed to Finished write received, less the runtime, median / p90"
 			},
 			value: classPhase.lagString,
+		},
+		{
+			label: func(class string) string {
+				return "manager's reaction, " + class + " phase: a Finished write landed to the manager's next workload write received in its Cohort, median / mean"
+			},
+			value: classPhase.reactionString,
 		},
 	}
 }

@@ -1,0 +1,82 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// BenchmarkKueueBaselineTimeline plays Kueue's whole baseline config (5
+// cohorts × 6 ClusterQueues, 15,000 workloads created at the generator's
+// intervals) on the harness's clock, a cycle every 40 ms and every queue
+// woken every 5 s as the manager does, each workload finished after its
+// runtime plus the runner's median lag for its class under the harness
+// (README, thirteenth round: 140 ms, 400 ms, 5.7 s), and reports the
+// engine's time per cycle in each of the harness's phases: while the large
+// workloads hold the quota (the first minute), the medium phase and the
+// small one. Under the harness a cycle's cost delays the next admission (the
+// loop spaces cycles by twice their cost) and takes CPU from the API server
+// and the runner.
+func BenchmarkKueueBaselineTimeline(b *testing.B) {
+	const gap = 40 * time.Millisecond
+	lag := map[string]time.Duration{"large": 140 * time.Millisecond, "medium": 400 * time.Millisecond, "small": 5700 * time.Millisecond}
+	phases := []struct {
+		name string
+		end  time.Duration
+	}{{"large", 62 * time.Second}, {"medium", 95 * time.Second}, {"small", time.Hour}}
+	spent := make([]time.Duration, len(phases))
+	cycles := make([]int, len(phases))
+	// waited is each workload's time from creation to its last admission,
+	// as the runner measures it.
+	waited := map[types.NamespacedName]time.Duration{}
+	for b.Loop() {
+		b.StopTimer()
+		tl := newBaselineTimeline(b, Options{}, 5, 6, 1, 0)
+		created := map[types.NamespacedName]time.Duration{}
+		class := map[types.NamespacedName]string{}
+		for i := range tl.creates {
+			e := &tl.creates[i]
+			e.class.run += lag[e.class.name]
+			created[e.key], class[e.key] = e.at, e.class.name
+		}
+		b.StartTimer()
+		for at := time.Duration(0); !tl.done(); at += gap {
+			if at > 20*time.Minute {
+				b.Fatalf("the timeline has not drained after %v", at)
+			}
+			tl.advance(b, at)
+			if at%(5*time.Second) == 0 {
+				tl.s.WakeAll()
+			}
+			p := 0
+			for at >= phases[p].end {
+				p++
+			}
+			start := time.Now()
+			ds := tl.cycle(at, 0)
+			spent[p] += time.Since(start)
+			cycles[p]++
+			for _, a := range admits(ds) {
+				waited[a.Workload] = at - created[a.Workload]
+			}
+		}
+		b.StopTimer()
+		sum, n := map[string]time.Duration{}, map[string]int{}
+		for k, w := range waited {
+			sum[class[k]] += w
+			n[class[k]]++
+		}
+		for _, cl := range baselineClasses {
+			if n[cl.name] > 0 {
+				b.ReportMetric((sum[cl.name] / time.Duration(n[cl.name])).Seconds(), "s-wait-"+cl.name)
+			}
+		}
+		b.StartTimer()
+	}
+	for i, ph := range phases {
+		if cycles[i] > 0 {
+			b.ReportMetric(float64(spent[i].Microseconds())/float64(cycles[i]), "µs/cycle-"+ph.name)
+		}
+	}
+}
