@@ -131,18 +131,7 @@ func TestRunnerLagFromAuditLog(t *testing.T) {
 	t0 := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
 	var log = newPhaseLog(managerUser, runnerUser)
 	note := func(user, verb, name, sub string, received, done time.Time) {
-		e := &auditEvent{Stage: "ResponseComplete", Verb: verb, Received: received, Completed: done}
-		e.User.Username = user
-		e.ObjectRef = &struct {
-			Resource    string `json:"resource"`
-			Subresource string `json:"subresource"`
-			Namespace   string `json:"namespace"`
-			Name        string `json:"name"`
-		}{Resource: "workloads", Subresource: sub, Namespace: "ns", Name: name}
-		e.ResponseStatus = &struct {
-			Code int `json:"code"`
-		}{Code: 200}
-		log.note(e)
+		noteWrite(log, user, verb, "ns", name, sub, received, done)
 	}
 	// Ten medium workloads (runtime 500 ms) admitted a second apart; the
 	// runner's Finished write for the i-th is received i×100 ms after the
@@ -231,18 +220,7 @@ func TestManagerReactionFromAuditLog(t *testing.T) {
 	t0 := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
 	log := newPhaseLog(managerUser, runnerUser)
 	note := func(user, verb, ns, name, sub string, received, done time.Time) {
-		e := &auditEvent{Stage: "ResponseComplete", Verb: verb, Received: received, Completed: done}
-		e.User.Username = user
-		e.ObjectRef = &struct {
-			Resource    string `json:"resource"`
-			Subresource string `json:"subresource"`
-			Namespace   string `json:"namespace"`
-			Name        string `json:"name"`
-		}{Resource: "workloads", Subresource: sub, Namespace: ns, Name: name}
-		e.ResponseStatus = &struct {
-			Code int `json:"code"`
-		}{Code: 200}
-		log.note(e)
+		noteWrite(log, user, verb, ns, name, sub, received, done)
 	}
 	// Twenty large workloads in cq-0-1-cohort-2, admitted a second apart and
 	// finished after their runtime; the manager's next write in that Cohort
@@ -279,4 +257,20 @@ func TestManagerReactionFromAuditLog(t *testing.T) {
 			t.Errorf("cohortOf(%q) = %q, want %q", ns, got, want)
 		}
 	}
+}
+
+// noteWrite gives log one successful workload write, as the audit log has it.
+func noteWrite(log *phaseLog, user, verb, ns, name, sub string, received, done time.Time) {
+	e := &auditEvent{Stage: "ResponseComplete", Verb: verb, Received: received, Completed: done}
+	e.User.Username = user
+	e.ObjectRef = &struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+	}{Resource: "workloads", Subresource: sub, Namespace: ns, Name: name}
+	e.ResponseStatus = &struct {
+		Code int `json:"code"`
+	}{Code: 200}
+	log.note(e)
 }
