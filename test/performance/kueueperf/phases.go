@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -84,23 +85,13 @@ func (p *phaseLog) note(e *auditEvent) {
 func cohortOf(ns string) string {
 	parts := strings.Split(ns, "-")
 	for i := 0; i+2 < len(parts); i++ {
-		if isNumber(parts[i]) && isNumber(parts[i+1]) {
+		_, errSet := strconv.ParseUint(parts[i], 10, 32)
+		_, errIndex := strconv.ParseUint(parts[i+1], 10, 32)
+		if errSet == nil && errIndex == nil {
 			return strings.Join(parts[i+2:], "-")
 		}
 	}
 	return ns
-}
-
-func isNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // workloadClass is the class of a workload the runner's generator named
