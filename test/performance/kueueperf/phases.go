@@ -149,8 +149,8 @@ func (c classPhase) reactionString() string {
 	return fmt.Sprintf("%s / %s", c.reactionMedian.Round(time.Millisecond), c.reactionMean.Round(time.Millisecond))
 }
 
-// phases works out each class's phase, and the runner's lag for the classes
-// whose runtime is known. A workload's admission is the manager's last write
+// phases works out each class's phase, the manager's reaction in it, and the
+// runner's lag for the classes whose runtime is known. A workload's admission is the manager's last write
 // before the runner's Finished write (earlier ones are pending reasons, or
 // admissions that an eviction undid); a workload that never finished is left
 // out.
