@@ -21,7 +21,11 @@ import (
 // the order they were decided. (Letting the next cycle's writes start too,
 // ordered per workload, was measured: the loop then ran half as many cycles
 // again, and the manager's extra CPU cost the API server and the runner more
-// than the earlier writes gained.)
+// than the earlier writes gained. Measured again in the fourteenth round, with
+// cycles ten times cheaper: the manager's reaction to a Finished write in the
+// large phase stayed where it was, 46 ms at the median, and its CPU rose by a
+// quarter: the wait for the previous cycle's writes is not what the reaction
+// is made of.)
 //
 // Only the scheduling loop's goroutine calls start and wait.
 type cycleWrites struct {
