@@ -62,26 +62,25 @@ func (c *Cache) Available(q *ClusterQueue, fr resources.FlavorResource) Availabi
 // its borrowingLimit.
 func (c *Cache) availableAt(nodes []*node, i int, fr resources.FlavorResource) Availability {
 	n := nodes[i]
-	if a, ok := n.remembered(c.version, fr); ok {
-		return a
+	// One lookup of the cell serves the memo, the formula and the answer
+	// kept for the next question.
+	cl := n.cellFor(fr)
+	if cl.hasAvail && cl.avail.ver == c.version {
+		return cl.avail.Availability
 	}
 	var res Availability
 	if i == len(nodes)-1 {
-		res.Available = n.subtree[fr] - n.usage[fr]
+		res.Available = cl.sub() - cl.used()
 	} else {
 		res = c.availableAt(nodes, i+1, fr)
-		q, defined := n.quotas[fr]
-		var g int64 // n.guaranteed(fr), with one lookup of the quota for both
-		if defined && q.LendingLimit != resources.Unlimited {
-			g = max(0, n.subtree[fr]-q.LendingLimit)
-		}
-		used := n.usage[fr]
+		g := cl.guaranteed()
+		used := cl.used()
 		local := max(0, g-used)
 		fromParent := res.Available
-		if defined && q.BorrowingLimit != resources.Unlimited {
-			storedInParent := n.subtree[fr] - g
+		if bl := cl.borrowingLimit(); bl != resources.Unlimited {
+			storedInParent := cl.sub() - g
 			usedInParent := max(0, used-g)
-			capped := resources.Add(storedInParent-usedInParent, q.BorrowingLimit)
+			capped := resources.Add(storedInParent-usedInParent, bl)
 			if capped < fromParent {
 				fromParent = capped
 				res.LimitedBy = n.name
@@ -90,26 +89,19 @@ func (c *Cache) availableAt(nodes []*node, i int, fr resources.FlavorResource) A
 		}
 		res.Available = local + fromParent
 	}
-	n.remember(c.version, fr, res)
+	cl.avail, cl.hasAvail = versioned{ver: c.version, Availability: res}, true
 	return res
 }
 
 // remembered returns the node's answer for fr if it was given at version ver.
+// Answers are tagged with their version rather than cleared when the version
+// moves: a node has few cells, and clearing them on every change of usage cost
+// more than it saved.
 func (n *node) remembered(ver uint64, fr resources.FlavorResource) (Availability, bool) {
-	if e, ok := n.avail[fr]; ok && e.ver == ver {
-		return e.Availability, true
+	if c := n.cells[fr]; c != nil && c.hasAvail && c.avail.ver == ver {
+		return c.avail.Availability, true
 	}
 	return Availability{}, false
-}
-
-// remember keeps the answer for fr at version ver. Answers are tagged rather
-// than cleared when the version moves: a node has few cells, and clearing
-// its map on every change of usage cost more than it saved.
-func (n *node) remember(ver uint64, fr resources.FlavorResource, a Availability) {
-	if n.avail == nil {
-		n.avail = map[resources.FlavorResource]versioned{}
-	}
-	n.avail[fr] = versioned{ver: ver, Availability: a}
 }
 
 // versioned is an availability answer and the cache version it holds for.
@@ -126,12 +118,12 @@ func (c *Cache) PotentialAvailable(q *ClusterQueue, fr resources.FlavorResource)
 	if nodes == nil {
 		return 0
 	}
-	pot := nodes[len(nodes)-1].subtree[fr]
+	pot := nodes[len(nodes)-1].cell(fr).sub()
 	for i := len(nodes) - 2; i >= 0; i-- {
-		n := nodes[i]
-		pot = resources.Add(n.guaranteed(fr), pot)
-		if bl := n.borrowingLimit(fr); bl != resources.Unlimited {
-			pot = min(pot, resources.Add(n.subtree[fr], bl))
+		cl := nodes[i].cell(fr)
+		pot = resources.Add(cl.guaranteed(), pot)
+		if bl := cl.borrowingLimit(); bl != resources.Unlimited {
+			pot = min(pot, resources.Add(cl.sub(), bl))
 		}
 	}
 	return pot
@@ -146,15 +138,16 @@ func (c *Cache) CohortAvailable(q *ClusterQueue, fr resources.FlavorResource) in
 		return 0
 	}
 	nodes = nodes[1:]
-	avail := nodes[len(nodes)-1].subtree[fr] - nodes[len(nodes)-1].usage[fr]
+	root := nodes[len(nodes)-1].cell(fr)
+	avail := root.sub() - root.used()
 	for i := len(nodes) - 2; i >= 0; i-- {
-		n := nodes[i]
-		g := n.guaranteed(fr)
+		cl := nodes[i].cell(fr)
+		g := cl.guaranteed()
 		fromParent := avail
-		if bl := n.borrowingLimit(fr); bl != resources.Unlimited {
-			fromParent = min(fromParent, resources.Add(n.subtree[fr]-g-max(0, n.usage[fr]-g), bl))
+		if bl := cl.borrowingLimit(); bl != resources.Unlimited {
+			fromParent = min(fromParent, resources.Add(cl.sub()-g-max(0, cl.used()-g), bl))
 		}
-		avail = max(0, g-n.usage[fr]) + fromParent
+		avail = max(0, g-cl.used()) + fromParent
 	}
 	return avail
 }

@@ -74,19 +74,19 @@ func freshAvailable(q *ClusterQueue, fr resources.FlavorResource) Availability {
 		return Availability{}
 	}
 	root := nodes[len(nodes)-1]
-	res := Availability{Available: root.subtree[fr] - root.usage[fr]}
+	res := Availability{Available: root.SubtreeQuotaOf(fr) - root.UsageOf(fr)}
 	for i := len(nodes) - 2; i >= 0; i-- {
 		n := nodes[i]
 		g := n.guaranteed(fr)
 		fromParent := res.Available
 		if bl := n.borrowingLimit(fr); bl != resources.Unlimited {
-			capped := resources.Add(n.subtree[fr]-g-max(0, n.usage[fr]-g), bl)
+			capped := resources.Add(n.SubtreeQuotaOf(fr)-g-max(0, n.UsageOf(fr)-g), bl)
 			if capped < fromParent {
 				fromParent = capped
 				res.LimitedBy, res.LimitedByCohort = n.name, i > 0
 			}
 		}
-		res.Available = max(0, g-n.usage[fr]) + fromParent
+		res.Available = max(0, g-n.UsageOf(fr)) + fromParent
 	}
 	return res
 }

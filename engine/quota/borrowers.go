@@ -18,14 +18,14 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 	}
 	name := q.Name()
 	for fr, set := range c.borrowers {
-		if q.usage[fr] > q.subtree[fr] {
+		if cl := q.cell(fr); cl.used() > cl.sub() {
 			set[name] = q
 		} else {
 			delete(set, name)
 		}
 	}
-	for fr, u := range q.usage {
-		if _, indexed := c.borrowers[fr]; !indexed && u > q.subtree[fr] {
+	for fr, cl := range q.cells {
+		if _, indexed := c.borrowers[fr]; !indexed && cl.usage != 0 && cl.usage > cl.subtree {
 			c.borrowers[fr] = map[string]*ClusterQueue{name: q}
 		}
 	}
@@ -45,10 +45,12 @@ func (c *Cache) noteBorrowingAt(q *ClusterQueue, fr resources.FlavorResource) {
 		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
 	}
 	set, indexed := c.borrowers[fr]
+	cl := q.cell(fr)
+	borrows := cl.used() > cl.sub()
 	switch {
-	case q.usage[fr] > q.subtree[fr] && indexed:
+	case borrows && indexed:
 		set[q.Name()] = q
-	case q.usage[fr] > q.subtree[fr]:
+	case borrows:
 		c.borrowers[fr] = map[string]*ClusterQueue{q.Name(): q}
 	case indexed:
 		delete(set, q.Name())

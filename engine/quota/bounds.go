@@ -20,8 +20,10 @@ func (c *Cache) TreeFree(q *ClusterQueue, free resources.Amounts) (root string, 
 	}
 	r := nodes[len(nodes)-1]
 	clear(free)
-	for fr, v := range r.subtree {
-		free[fr] = v - r.usage[fr]
+	for fr, cl := range r.cells {
+		if cl.subtree != 0 {
+			free[fr] = cl.subtree - cl.usage
+		}
 	}
 	return r.name, true
 }
@@ -48,8 +50,8 @@ func (c *Cache) BoundedByTreeFree(q *ClusterQueue) bool {
 		return false
 	}
 	for _, n := range nodes[:len(nodes)-1] {
-		for _, qq := range n.quotas {
-			if qq.LendingLimit != resources.Unlimited {
+		for _, cl := range n.cells {
+			if cl.defined && cl.quota.LendingLimit != resources.Unlimited {
 				return false
 			}
 		}

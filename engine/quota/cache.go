@@ -120,8 +120,8 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 		// contribution to its ancestors.
 		old := tq.Value
 		nq.tq = tq
-		nq.usage = old.usage
-		frs := unionKeys(old.quotas, nq.quotas)
+		nq.takeUsage(&old.node)
+		frs := unionQuotaKeys(&old.node, &nq.node)
 		c.replaceAndPropagate(tq.Cohort(), &old.node, &nq.node, frs, func() { tq.Value = nq })
 		c.noteBorrowing(nq)
 		return nil
@@ -129,10 +129,13 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 	var oldCohort *treeCohort
 	if existed {
 		oldCohort = tq.Cohort()
-		nq.usage = tq.Value.usage
+		nq.takeUsage(&tq.Value.node)
 	} else {
 		for key := range c.byCQ[obj.Name] {
-			nq.usage.Add(c.charges[key].usage)
+			for fr, v := range c.charges[key].usage {
+				cl := nq.cellFor(fr)
+				cl.usage = resources.Add(cl.usage, v)
+			}
 		}
 	}
 	tq = c.tree.SetQueue(obj.Name, cohortName)
@@ -176,7 +179,7 @@ func (c *Cache) UpsertCohort(obj *kueue.Cohort) error {
 	tc := c.tree.SetCohort(obj.Name, string(obj.Spec.ParentName))
 	co := tc.Value
 	co.Quotas = qs
-	co.quotas = qs.Cells
+	co.setQuotas(qs.Cells)
 	co.weight = weightOf(obj.Spec.FairSharing)
 	if oldParent != nil {
 		if _, still := c.tree.Cohort(oldParent.Name()); still {
@@ -198,7 +201,7 @@ func (c *Cache) DeleteCohort(name string) {
 	c.tree.DeleteCohort(name)
 	if _, still := c.tree.Cohort(name); still {
 		tc.Value.Quotas = Quotas{}
-		tc.Value.quotas = map[resources.FlavorResource]Quota{}
+		tc.Value.setQuotas(nil)
 		tc.Value.weight = DefaultWeight
 		c.refreshTreeOf(tc)
 	}
@@ -209,15 +212,28 @@ func (c *Cache) DeleteCohort(name string) {
 	}
 }
 
-func unionKeys(a, b map[resources.FlavorResource]Quota) []resources.FlavorResource {
-	out := make([]resources.FlavorResource, 0, len(a)+len(b))
-	for k := range a {
-		out = append(out, k)
+// unionQuotaKeys returns the cells for which a or b defines quota.
+func unionQuotaKeys(a, b *node) []resources.FlavorResource {
+	out := make([]resources.FlavorResource, 0, len(a.cells)+len(b.cells))
+	for k, c := range a.cells {
+		if c.defined {
+			out = append(out, k)
+		}
 	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
+	for k, c := range b.cells {
+		if _, ok := a.quotaOf(k); c.defined && !ok {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// takeUsage sets n's usage to old's: a ClusterQueue whose spec changed keeps
+// what its admitted workloads use.
+func (n *node) takeUsage(old *node) {
+	for fr, c := range old.cells {
+		if c.usage != 0 {
+			n.cellFor(fr).usage = c.usage
+		}
+	}
 }

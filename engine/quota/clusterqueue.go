@@ -58,19 +58,19 @@ func (q *ClusterQueue) CohortName() string {
 
 // Quota returns the queue's quota of a cell and whether the queue defines it.
 func (q *ClusterQueue) Quota(fr resources.FlavorResource) (Quota, bool) {
-	v, ok := q.quotas[fr]
-	return v, ok
+	return q.quotaOf(fr)
 }
 
 // Usage is the queue's usage of a cell.
-func (q *ClusterQueue) Usage(fr resources.FlavorResource) int64 { return q.usage[fr] }
+func (q *ClusterQueue) Usage(fr resources.FlavorResource) int64 { return q.cell(fr).used() }
 
 // UsageAll returns a copy of the queue's usage.
-func (q *ClusterQueue) UsageAll() resources.Amounts { return q.usage.Clone() }
+func (q *ClusterQueue) UsageAll() resources.Amounts { return q.usageAmounts() }
 
 // Borrowed is how far the queue's usage of a cell exceeds its nominal quota.
 func (q *ClusterQueue) Borrowed(fr resources.FlavorResource) int64 {
-	return max(0, q.usage[fr]-q.subtree[fr])
+	cl := q.cell(fr)
+	return max(0, cl.used()-cl.sub())
 }
 
 // Stopped reports whether the stop policy holds admissions.
@@ -100,7 +100,7 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 
 		PreemptionConfigName: cq.Annotations[kueuev1alpha1.PreemptionConfigNameAnnotation],
 	}
-	out.quotas = qs.Cells
+	out.setQuotas(qs.Cells)
 	if cq.Spec.QueueingStrategy != "" {
 		out.Strategy = cq.Spec.QueueingStrategy
 	}
@@ -138,8 +138,8 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 	if sc := cq.Spec.AdmissionScope; sc != nil {
 		out.AdmissionMode = sc.AdmissionMode
 	}
-	for fr, q := range out.quotas {
-		out.subtree[fr] = q.Nominal
+	for _, c := range out.cells {
+		c.subtree = c.quota.Nominal
 	}
 	return out, nil
 }

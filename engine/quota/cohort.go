@@ -39,16 +39,15 @@ func (c *Cohort) ParentName() string {
 func (c *Cohort) InCycle() bool { return c.tc.HasCycle() }
 
 // SubtreeQuota returns a copy of the quota the subtree holds, per cell.
-func (c *Cohort) SubtreeQuota() resources.Amounts { return c.subtree.Clone() }
+func (c *Cohort) SubtreeQuota() resources.Amounts { return c.subtreeAmounts() }
 
 // Usage returns a copy of the usage the subtree accounts for above its children's
 // guaranteed shares.
-func (c *Cohort) Usage() resources.Amounts { return c.usage.Clone() }
+func (c *Cohort) Usage() resources.Amounts { return c.usageAmounts() }
 
 // OwnQuota returns the cohort's own quota of a cell.
 func (c *Cohort) OwnQuota(fr resources.FlavorResource) (Quota, bool) {
-	q, ok := c.quotas[fr]
-	return q, ok
+	return c.quotaOf(fr)
 }
 
 func cohortQuotasFromAPI(gate bool, co *kueue.Cohort) (Quotas, error) {

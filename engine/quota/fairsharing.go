@@ -47,15 +47,16 @@ type FairNode interface {
 func (n *node) sealed() {}
 
 func (n *node) EachBorrowed(f func(fr resources.FlavorResource, borrowed int64)) {
-	for fr, u := range n.usage {
-		if b := u - n.subtree[fr]; b > 0 {
+	for fr, cl := range n.cells {
+		if b := cl.usage - cl.subtree; cl.usage != 0 && b > 0 {
 			f(fr, b)
 		}
 	}
 }
 
 func (n *node) BorrowedOf(fr resources.FlavorResource) int64 {
-	return max(0, n.usage[fr]-n.subtree[fr])
+	cl := n.cell(fr)
+	return max(0, cl.used()-cl.sub())
 }
 
 // NodeName is the queue's name.
@@ -110,8 +111,8 @@ func (c *Cohort) LendableOf(r corev1.ResourceName) int64 {
 		return 0
 	}
 	var sum int64
-	for fr := range root.Value.subtree {
-		if fr.Resource == r {
+	for fr, cl := range root.Value.cells {
+		if cl.subtree != 0 && fr.Resource == r {
 			sum = resources.Add(sum, c.potential(fr))
 		}
 	}
@@ -123,11 +124,12 @@ func (c *Cohort) LendableOf(r corev1.ResourceName) int64 {
 func (c *Cohort) potential(fr resources.FlavorResource) int64 {
 	p := c.tc.Parent()
 	if p == nil {
-		return c.subtree[fr]
+		return c.cell(fr).sub()
 	}
-	pot := resources.Add(c.guaranteed(fr), p.Value.potential(fr))
-	if bl := c.borrowingLimit(fr); bl != resources.Unlimited {
-		pot = min(pot, resources.Add(c.subtree[fr], bl))
+	cl := c.cell(fr)
+	pot := resources.Add(cl.guaranteed(), p.Value.potential(fr))
+	if bl := cl.borrowingLimit(); bl != resources.Unlimited {
+		pot = min(pot, resources.Add(cl.sub(), bl))
 	}
 	return pot
 }
@@ -154,4 +156,7 @@ func (c *Cache) TreeQueues(q *ClusterQueue, f func(*ClusterQueue)) {
 }
 
 // Nominal is the queue's nominal quota of a cell (0 when undefined).
-func (q *ClusterQueue) Nominal(fr resources.FlavorResource) int64 { return q.quotas[fr].Nominal }
+func (q *ClusterQueue) Nominal(fr resources.FlavorResource) int64 {
+	v, _ := q.quotaOf(fr)
+	return v.Nominal
+}

@@ -22,17 +22,20 @@ func (c *Cache) refreshTreeOf(tc *treeCohort) {
 
 func recomputeSubtree(tc *treeCohort) {
 	n := &tc.Value.node
-	n.subtree = resources.Amounts{}
-	n.usage = resources.Amounts{}
-	for fr, q := range n.quotas {
-		set(n.subtree, fr, q.Nominal)
+	for _, c := range n.cells {
+		c.subtree, c.usage = 0, 0
+		if c.defined {
+			c.subtree = c.quota.Nominal
+		}
 	}
 	add := func(child *node) {
-		for fr := range child.subtree {
-			set(n.subtree, fr, n.subtree[fr]+child.lent(fr))
-		}
-		for fr := range child.usage {
-			set(n.usage, fr, n.usage[fr]+child.usageInParent(fr))
+		for fr, cc := range child.cells {
+			lent, used := cc.lent(), cc.usageInParent()
+			if lent != 0 || used != 0 {
+				c := n.cellFor(fr)
+				c.subtree += lent
+				c.usage += used
+			}
 		}
 	}
 	h := min(tc.NumChildren(), 1)
@@ -65,16 +68,16 @@ func (c *Cache) replaceAndPropagate(parent *treeCohort, old, updated *node, frs 
 		pn := &p.Value.node
 		changed := false
 		for i, fr := range frs {
-			after := contrib{child.lent(fr), child.usageInParent(fr)}
+			cc := child.cell(fr)
+			after := contrib{cc.lent(), cc.usageInParent()}
 			dl, du := after.lent-before[i].lent, after.used-before[i].used
 			// Record the parent's own contribution before changing it.
-			before[i] = contrib{pn.lent(fr), pn.usageInParent(fr)}
-			if dl != 0 {
-				set(pn.subtree, fr, pn.subtree[fr]+dl)
-				changed = true
-			}
-			if du != 0 {
-				set(pn.usage, fr, pn.usage[fr]+du)
+			pc := pn.cell(fr)
+			before[i] = contrib{pc.lent(), pc.usageInParent()}
+			if dl != 0 || du != 0 {
+				pc = pn.cellFor(fr)
+				pc.subtree += dl
+				pc.usage += du
 				changed = true
 			}
 		}
@@ -88,17 +91,17 @@ func (c *Cache) replaceAndPropagate(parent *treeCohort, old, updated *node, frs 
 // addUsage charges v of fr to a queue and bubbles the part above each node's
 // guaranteed share up to its parent.
 func addUsage(q *ClusterQueue, fr resources.FlavorResource, v int64) {
-	n := &q.node
-	pass := max(0, v-max(0, n.guaranteed(fr)-n.usage[fr]))
-	set(n.usage, fr, n.usage[fr]+v)
+	c := q.cellFor(fr)
+	pass := max(0, v-max(0, c.guaranteed()-c.usage))
+	c.usage += v
 	tc := q.tq.Cohort()
 	if tc == nil || pass == 0 || tc.HasCycle() {
 		return
 	}
 	for p := tc; p != nil && pass > 0; p = p.Parent() {
-		pn := &p.Value.node
-		next := max(0, pass-max(0, pn.guaranteed(fr)-pn.usage[fr]))
-		set(pn.usage, fr, pn.usage[fr]+pass)
+		pc := p.Value.cellFor(fr)
+		next := max(0, pass-max(0, pc.guaranteed()-pc.usage))
+		pc.usage += pass
 		pass = next
 	}
 }
@@ -106,17 +109,17 @@ func addUsage(q *ClusterQueue, fr resources.FlavorResource, v int64) {
 // removeUsage releases v of fr from a queue; only the part of the usage that was
 // stored in the parent is released there.
 func removeUsage(q *ClusterQueue, fr resources.FlavorResource, v int64) {
-	n := &q.node
-	pass := min(v, max(0, n.usage[fr]-n.guaranteed(fr)))
-	set(n.usage, fr, n.usage[fr]-v)
+	c := q.cellFor(fr)
+	pass := min(v, max(0, c.usage-c.guaranteed()))
+	c.usage -= v
 	tc := q.tq.Cohort()
 	if tc == nil || pass == 0 || tc.HasCycle() {
 		return
 	}
 	for p := tc; p != nil && pass > 0; p = p.Parent() {
-		pn := &p.Value.node
-		next := min(pass, max(0, pn.usage[fr]-pn.guaranteed(fr)))
-		set(pn.usage, fr, pn.usage[fr]-pass)
+		pc := p.Value.cellFor(fr)
+		next := min(pass, max(0, pc.usage-pc.guaranteed()))
+		pc.usage -= pass
 		pass = next
 	}
 }

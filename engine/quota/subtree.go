@@ -12,29 +12,31 @@ import "quokka.dev/quokka/engine/resources"
 // SubtreeQuotaOf is the quota the node's subtree holds of a cell: a
 // ClusterQueue's nominal quota, a Cohort's own quota plus what its children
 // lend it.
-func (n *node) SubtreeQuotaOf(fr resources.FlavorResource) int64 { return n.subtree[fr] }
+func (n *node) SubtreeQuotaOf(fr resources.FlavorResource) int64 { return n.cell(fr).sub() }
 
 // UsageOf is the usage the node accounts for in a cell: a ClusterQueue's
 // usage, or what a Cohort's children use above their guaranteed shares.
-func (n *node) UsageOf(fr resources.FlavorResource) int64 { return n.usage[fr] }
+func (n *node) UsageOf(fr resources.FlavorResource) int64 { return n.cell(fr).used() }
 
 // LocalAvailable is the unused part of the quota the node keeps for its own
 // subtree (subtreeQuota - lendingLimit), which its parent does not see.
 func (n *node) LocalAvailable(fr resources.FlavorResource) int64 {
-	return max(0, n.guaranteed(fr)-n.usage[fr])
+	cl := n.cell(fr)
+	return max(0, cl.guaranteed()-cl.used())
 }
 
 // BorrowingWith tells whether v more of a cell would take the node above its
 // subtree quota.
 func (n *node) BorrowingWith(fr resources.FlavorResource, v int64) bool {
-	return n.subtree[fr] < resources.Add(n.usage[fr], v)
+	cl := n.cell(fr)
+	return cl.sub() < resources.Add(cl.used(), v)
 }
 
 // WithinQuotaIn tells whether the node uses no more than its subtree quota in
 // every cell of frs (Kueue's IsWithinNominalInResources).
 func (n *node) WithinQuotaIn(frs map[resources.FlavorResource]bool) bool {
 	for fr := range frs {
-		if n.usage[fr] > n.subtree[fr] {
+		if cl := n.cell(fr); cl.used() > cl.sub() {
 			return false
 		}
 	}
@@ -119,7 +121,9 @@ func BorrowHeight(q *ClusterQueue, fr resources.FlavorResource, v int64) (height
 // EachUnused calls f with every cell of the node's subtree quota and what of
 // it is unused (subtreeQuota - usage; negative when over-admitted).
 func (n *node) EachUnused(f func(fr resources.FlavorResource, unused int64)) {
-	for fr, v := range n.subtree {
-		f(fr, v-n.usage[fr])
+	for fr, cl := range n.cells {
+		if cl.subtree != 0 {
+			f(fr, cl.subtree-cl.usage)
+		}
 	}
 }

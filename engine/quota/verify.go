@@ -19,8 +19,8 @@ func (c *Cache) Verify() error {
 			want.Add(c.charges[key].usage)
 		}
 		dropZeros(want)
-		if !reflect.DeepEqual(want, q.usage) {
-			return fmt.Errorf("ClusterQueue %s: usage %v, recomputed %v", name, q.usage, want)
+		if got := q.usageAmounts(); !reflect.DeepEqual(want, got) {
+			return fmt.Errorf("ClusterQueue %s: usage %v, recomputed %v", name, got, want)
 		}
 	}
 	for _, name := range c.tree.CohortNames() {
@@ -29,11 +29,11 @@ func (c *Cache) Verify() error {
 			continue
 		}
 		sub, use := expected(tc)
-		if !reflect.DeepEqual(sub, tc.Value.subtree) {
-			return fmt.Errorf("Cohort %s: subtreeQuota %v, recomputed %v", name, tc.Value.subtree, sub)
+		if got := tc.Value.subtreeAmounts(); !reflect.DeepEqual(sub, got) {
+			return fmt.Errorf("Cohort %s: subtreeQuota %v, recomputed %v", name, got, sub)
 		}
-		if !reflect.DeepEqual(use, tc.Value.usage) {
-			return fmt.Errorf("Cohort %s: usage %v, recomputed %v", name, tc.Value.usage, use)
+		if got := tc.Value.usageAmounts(); !reflect.DeepEqual(use, got) {
+			return fmt.Errorf("Cohort %s: usage %v, recomputed %v", name, got, use)
 		}
 		if h := expectedHeight(tc); h != tc.Value.height {
 			return fmt.Errorf("Cohort %s: height %d, recomputed %d", name, tc.Value.height, h)
@@ -57,27 +57,37 @@ func expectedHeight(tc *treeCohort) int {
 func expected(tc *treeCohort) (resources.Amounts, resources.Amounts) {
 	sub, use := resources.Amounts{}, resources.Amounts{}
 	n := &tc.Value.node
-	for fr, q := range n.quotas {
-		sub[fr] += q.Nominal
+	for fr, c := range n.cells {
+		if c.defined {
+			sub[fr] += c.quota.Nominal
+		}
 	}
-	addChild := func(quotas map[resources.FlavorResource]Quota, csub, cuse resources.Amounts) {
-		tmp := node{quotas: quotas, subtree: csub, usage: cuse}
+	// addChild adds a child's contribution, the child being given by its
+	// quotas (read from the node, the only stored state used) and the
+	// recomputed subtree quota and usage.
+	addChild := func(quotas *node, csub, cuse resources.Amounts) {
+		cellOf := func(fr resources.FlavorResource) *cell {
+			q, defined := quotas.quotaOf(fr)
+			return &cell{quota: q, defined: defined, subtree: csub[fr], usage: cuse[fr]}
+		}
 		for fr := range csub {
-			sub[fr] += tmp.lent(fr)
+			sub[fr] += cellOf(fr).lent()
 		}
 		for fr := range cuse {
-			use[fr] += tmp.usageInParent(fr)
+			use[fr] += cellOf(fr).usageInParent()
 		}
 	}
 	tc.EachChild(func(ch *treeCohort) {
 		s, u := expected(ch)
-		addChild(ch.Value.quotas, s, u)
+		addChild(&ch.Value.node, s, u)
 	}, func(q *treeQueue) {
 		s := resources.Amounts{}
-		for fr, qq := range q.Value.quotas {
-			s[fr] = qq.Nominal
+		for fr, c := range q.Value.cells {
+			if c.defined {
+				s[fr] = c.quota.Nominal
+			}
 		}
-		addChild(q.Value.quotas, s, q.Value.usage)
+		addChild(&q.Value.node, s, q.Value.usageAmounts())
 	})
 	dropZeros(sub)
 	dropZeros(use)
