@@ -102,7 +102,7 @@ func (o LoopOptions) withDefaults() LoopOptions {
 		// (and 4 times the last cycle's engine time, below) a Finished
 		// write was followed by the next admission in its cohort a median
 		// of 93-102 ms later; at 50 ms (and twice), 58-64 ms; at 20 ms, once
-		// queues slept again (README, tenth round), 50-54 ms; at 5 ms,
+		// queues slept again (docs/kueue-perf.md, tenth round), 50-54 ms; at 5 ms,
 		// 35-45 ms in the large phase, with the manager's CPU unchanged
 		// (thirteenth round): cycles are cheap now, and a cycle's writes
 		// wait for the previous cycle's (cycleWrites), which spaces cycles

@@ -12,7 +12,7 @@ import (
 // intervals) on the harness's clock, a cycle every 40 ms and every queue
 // woken every 5 s as the manager does, each workload finished after its
 // runtime plus the runner's median lag for its class under the harness
-// (README, thirteenth round: 140 ms, 400 ms, 5.7 s), and reports the
+// (docs/kueue-perf.md, thirteenth round: 140 ms, 400 ms, 5.7 s), and reports the
 // engine's time per cycle in each of the harness's phases: while the large
 // workloads hold the quota (the first minute), the medium phase and the
 // small one. Under the harness a cycle's cost delays the next admission (the
