@@ -79,21 +79,21 @@ func (n *node) quotaOf(fr resources.FlavorResource) (Quota, bool) {
 
 // subtreeAmounts returns a copy of the nonzero subtree quotas.
 func (n *node) subtreeAmounts() resources.Amounts {
-	out := resources.Amounts{}
-	for fr, c := range n.cells {
-		if c.subtree != 0 {
-			out[fr] = c.subtree
-		}
-	}
-	return out
+	return n.amounts(func(c *cell) int64 { return c.subtree })
 }
 
 // usageAmounts returns a copy of the nonzero usage.
 func (n *node) usageAmounts() resources.Amounts {
+	return n.amounts(func(c *cell) int64 { return c.usage })
+}
+
+// amounts returns the nonzero values of one quantity of the node's cells,
+// which compare equal to a fresh map when all are zero.
+func (n *node) amounts(of func(*cell) int64) resources.Amounts {
 	out := resources.Amounts{}
 	for fr, c := range n.cells {
-		if c.usage != 0 {
-			out[fr] = c.usage
+		if v := of(c); v != 0 {
+			out[fr] = v
 		}
 	}
 	return out
