@@ -10,7 +10,7 @@ import "quokka.dev/quokka/engine/resources"
 // assigner and the preemption oracle ask reads two to five of those
 // quantities of one cell on every node of a chain, and each read of a map
 // keyed by FlavorResource hashes the key's two strings. On a simulated week of
-// 1,000 queues those hashes were about 40% of the CPU (README, Benchmarks); a
+// 1,000 queues those hashes were about 40% of the CPU (docs/simulator-perf.md); a
 // call now hashes the key once per node and reads the rest through the
 // pointer.
 type node struct {
