@@ -23,7 +23,8 @@ import (
 // that reclaim by preemption, so that the benchmark measures the preemption
 // paths a real cluster takes; set it to 0 to compare with runs measured before
 // engine/scheduler handed reclaimed room to its preemptor (simulator/README.md,
-// "Scale").
+// "Scale"). QUOKKA_BENCH_UNTIL (a Go duration) stops the simulated clock there, to
+// profile the first hours of a week that takes long to finish.
 func BenchmarkSimulateWeek(b *testing.B) {
 	opts := generate.Options{
 		Queues:  envInt(b, "QUOKKA_BENCH_QUEUES", 100),
@@ -48,7 +49,15 @@ func BenchmarkSimulateWeek(b *testing.B) {
 			b.Fatal(err)
 		}
 		loaded := time.Since(start)
-		res, err := simulator.Run(docs, simulator.Options{NewEngine: adapter.New})
+		simOpts := simulator.Options{NewEngine: adapter.New}
+		if v := os.Getenv("QUOKKA_BENCH_UNTIL"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				b.Fatalf("QUOKKA_BENCH_UNTIL: %v", err)
+			}
+			simOpts.Until, simOpts.HasUntil = d, true
+		}
+		res, err := simulator.Run(docs, simOpts)
 		if err != nil {
 			b.Fatal(err)
 		}
