@@ -98,7 +98,7 @@ func (c *Cache) availableAt(nodes []*node, i int, fr resources.FlavorResource) A
 // moves: a node has few cells, and clearing them on every change of usage cost
 // more than it saved.
 func (n *node) remembered(ver uint64, fr resources.FlavorResource) (Availability, bool) {
-	if c := n.cells[fr]; c != nil && c.hasAvail && c.avail.ver == ver {
+	if c := n.cell(fr); c != nil && c.hasAvail && c.avail.ver == ver {
 		return c.avail.Availability, true
 	}
 	return Availability{}, false

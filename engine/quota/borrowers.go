@@ -24,7 +24,7 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 			delete(set, name)
 		}
 	}
-	for fr, cl := range q.cells {
+	for fr, cl := range q.cells.all() {
 		if _, indexed := c.borrowers[fr]; !indexed && cl.usage != 0 && cl.usage > cl.subtree {
 			c.borrowers[fr] = map[string]*ClusterQueue{name: q}
 		}

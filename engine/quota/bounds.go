@@ -20,7 +20,7 @@ func (c *Cache) TreeFree(q *ClusterQueue, free resources.Amounts) (root string, 
 	}
 	r := nodes[len(nodes)-1]
 	clear(free)
-	for fr, cl := range r.cells {
+	for fr, cl := range r.cells.all() {
 		if cl.subtree != 0 {
 			free[fr] = cl.subtree - cl.usage
 		}
@@ -50,7 +50,7 @@ func (c *Cache) BoundedByTreeFree(q *ClusterQueue) bool {
 		return false
 	}
 	for _, n := range nodes[:len(nodes)-1] {
-		for _, cl := range n.cells {
+		for _, cl := range n.cells.all() {
 			if cl.defined && cl.quota.LendingLimit != resources.Unlimited {
 				return false
 			}

@@ -214,13 +214,13 @@ func (c *Cache) DeleteCohort(name string) {
 
 // unionQuotaKeys returns the cells for which a or b defines quota.
 func unionQuotaKeys(a, b *node) []resources.FlavorResource {
-	out := make([]resources.FlavorResource, 0, len(a.cells)+len(b.cells))
-	for k, c := range a.cells {
+	out := make([]resources.FlavorResource, 0, a.cells.len()+b.cells.len())
+	for k, c := range a.cells.all() {
 		if c.defined {
 			out = append(out, k)
 		}
 	}
-	for k, c := range b.cells {
+	for k, c := range b.cells.all() {
 		if _, ok := a.quotaOf(k); c.defined && !ok {
 			out = append(out, k)
 		}
@@ -231,7 +231,7 @@ func unionQuotaKeys(a, b *node) []resources.FlavorResource {
 // takeUsage sets n's usage to old's: a ClusterQueue whose spec changed keeps
 // what its admitted workloads use.
 func (n *node) takeUsage(old *node) {
-	for fr, c := range old.cells {
+	for fr, c := range old.cells.all() {
 		if c.usage != 0 {
 			n.cellFor(fr).usage = c.usage
 		}

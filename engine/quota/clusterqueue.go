@@ -138,7 +138,7 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 	if sc := cq.Spec.AdmissionScope; sc != nil {
 		out.AdmissionMode = sc.AdmissionMode
 	}
-	for _, c := range out.cells {
+	for _, c := range out.cells.all() {
 		c.subtree = c.quota.Nominal
 	}
 	return out, nil

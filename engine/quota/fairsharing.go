@@ -47,7 +47,7 @@ type FairNode interface {
 func (n *node) sealed() {}
 
 func (n *node) EachBorrowed(f func(fr resources.FlavorResource, borrowed int64)) {
-	for fr, cl := range n.cells {
+	for fr, cl := range n.cells.all() {
 		if b := cl.usage - cl.subtree; cl.usage != 0 && b > 0 {
 			f(fr, b)
 		}
@@ -111,7 +111,7 @@ func (c *Cohort) LendableOf(r corev1.ResourceName) int64 {
 		return 0
 	}
 	var sum int64
-	for fr, cl := range root.Value.cells {
+	for fr, cl := range root.Value.cells.all() {
 		if cl.subtree != 0 && fr.Resource == r {
 			sum = resources.Add(sum, c.potential(fr))
 		}

@@ -1,6 +1,10 @@
 package quota
 
-import "quokka.dev/quokka/engine/resources"
+import (
+	"iter"
+
+	"quokka.dev/quokka/engine/resources"
+)
 
 // node is the resource state shared by ClusterQueues and Cohorts, one cell per
 // flavor and resource.
@@ -11,14 +15,84 @@ import "quokka.dev/quokka/engine/resources"
 // quantities of one cell on every node of a chain, and each read of a map
 // keyed by FlavorResource hashes the key's two strings. On a simulated week of
 // 1,000 queues those hashes were about 40% of the CPU (docs/simulator-perf.md); a
-// call now hashes the key once per node and reads the rest through the
-// pointer.
+// call now finds the cell once per node (see cellSet) and reads the rest
+// through the pointer.
 type node struct {
 	name  string
-	cells map[resources.FlavorResource]*cell
+	cells cellSet
 }
 
-// cell is one flavor-resource pair of a node. A cell absent from the map (a nil
+// cellSet holds a node's cells, in the order they were added. Most nodes have
+// a few (a flavor or two times a few resources), and finding one of those by
+// comparing keys costs less than hashing the key's two strings, which a map
+// does on every lookup: the names compared are usually the very strings the
+// objects carried, which compare equal by pointer, and unequal ones mostly
+// differ in length. A node with more cells than cellScanLimit also keeps a
+// map.
+type cellSet struct {
+	list  []cellEntry
+	index map[resources.FlavorResource]*cell
+}
+
+type cellEntry struct {
+	fr resources.FlavorResource
+	c  *cell
+	// names keeps fr's names canonical (resources.Intern), so that keys
+	// built from interned names find the cell by pointer comparisons.
+	names resources.Handles
+}
+
+// cellScanLimit is the most cells a node finds by scanning its list.
+const cellScanLimit = 8
+
+// get returns cell fr, nil when there is none.
+func (s *cellSet) get(fr resources.FlavorResource) *cell {
+	if s.index != nil {
+		return s.index[fr]
+	}
+	for i := range s.list {
+		if s.list[i].fr == fr {
+			return s.list[i].c
+		}
+	}
+	return nil
+}
+
+// add returns cell fr, adding an empty one when there is none.
+func (s *cellSet) add(fr resources.FlavorResource) *cell {
+	if c := s.get(fr); c != nil {
+		return c
+	}
+	c := &cell{}
+	fr, names := resources.Canonical(fr)
+	s.list = append(s.list, cellEntry{fr: fr, c: c, names: names})
+	switch {
+	case s.index != nil:
+		s.index[fr] = c
+	case len(s.list) > cellScanLimit:
+		s.index = make(map[resources.FlavorResource]*cell, 2*len(s.list))
+		for _, e := range s.list {
+			s.index[e.fr] = e.c
+		}
+	}
+	return c
+}
+
+// all yields every cell with its key, in the order they were added.
+func (s *cellSet) all() iter.Seq2[resources.FlavorResource, *cell] {
+	return func(yield func(resources.FlavorResource, *cell) bool) {
+		for _, e := range s.list {
+			if !yield(e.fr, e.c) {
+				return
+			}
+		}
+	}
+}
+
+// len is how many cells there are.
+func (s *cellSet) len() int { return len(s.list) }
+
+// cell is one flavor-resource pair of a node. A cell the node lacks (a nil
 // *cell) holds no quota, no subtree quota, no usage and no remembered answer;
 // the methods below accept nil.
 type cell struct {
@@ -38,30 +112,20 @@ type cell struct {
 }
 
 func newNode(name string) node {
-	return node{name: name, cells: map[resources.FlavorResource]*cell{}}
+	return node{name: name}
 }
 
 // cell returns the node's cell fr, nil when the node has none.
-func (n *node) cell(fr resources.FlavorResource) *cell { return n.cells[fr] }
+func (n *node) cell(fr resources.FlavorResource) *cell { return n.cells.get(fr) }
 
 // cellFor returns the node's cell fr, adding an empty one when it has none.
-func (n *node) cellFor(fr resources.FlavorResource) *cell {
-	c := n.cells[fr]
-	if c == nil {
-		if n.cells == nil {
-			n.cells = map[resources.FlavorResource]*cell{}
-		}
-		c = &cell{}
-		n.cells[fr] = c
-	}
-	return c
-}
+func (n *node) cellFor(fr resources.FlavorResource) *cell { return n.cells.add(fr) }
 
 // setQuotas replaces the node's quota cells with qs; subtree quotas and usage
 // are left to the caller.
 func (n *node) setQuotas(qs map[resources.FlavorResource]Quota) {
-	for _, c := range n.cells {
-		c.quota, c.defined = Quota{}, false
+	for _, e := range n.cells.list {
+		e.c.quota, e.c.defined = Quota{}, false
 	}
 	for fr, q := range qs {
 		c := n.cellFor(fr)
@@ -71,7 +135,7 @@ func (n *node) setQuotas(qs map[resources.FlavorResource]Quota) {
 
 // quotaOf returns the node's quota of a cell and whether its spec defines it.
 func (n *node) quotaOf(fr resources.FlavorResource) (Quota, bool) {
-	if c := n.cells[fr]; c != nil && c.defined {
+	if c := n.cell(fr); c != nil && c.defined {
 		return c.quota, true
 	}
 	return Quota{}, false
@@ -91,9 +155,9 @@ func (n *node) usageAmounts() resources.Amounts {
 // which compare equal to a fresh map when all are zero.
 func (n *node) amounts(of func(*cell) int64) resources.Amounts {
 	out := resources.Amounts{}
-	for fr, c := range n.cells {
-		if v := of(c); v != 0 {
-			out[fr] = v
+	for _, e := range n.cells.list {
+		if v := of(e.c); v != 0 {
+			out[e.fr] = v
 		}
 	}
 	return out
@@ -135,14 +199,14 @@ func (c *cell) borrowingLimit() int64 {
 	return c.quota.BorrowingLimit
 }
 
-func (n *node) guaranteed(fr resources.FlavorResource) int64 { return n.cells[fr].guaranteed() }
+func (n *node) guaranteed(fr resources.FlavorResource) int64 { return n.cell(fr).guaranteed() }
 
-func (n *node) lent(fr resources.FlavorResource) int64 { return n.cells[fr].lent() }
+func (n *node) lent(fr resources.FlavorResource) int64 { return n.cell(fr).lent() }
 
 func (n *node) usageInParent(fr resources.FlavorResource) int64 {
-	return n.cells[fr].usageInParent()
+	return n.cell(fr).usageInParent()
 }
 
 func (n *node) borrowingLimit(fr resources.FlavorResource) int64 {
-	return n.cells[fr].borrowingLimit()
+	return n.cell(fr).borrowingLimit()
 }

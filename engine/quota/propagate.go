@@ -22,14 +22,14 @@ func (c *Cache) refreshTreeOf(tc *treeCohort) {
 
 func recomputeSubtree(tc *treeCohort) {
 	n := &tc.Value.node
-	for _, c := range n.cells {
+	for _, c := range n.cells.all() {
 		c.subtree, c.usage = 0, 0
 		if c.defined {
 			c.subtree = c.quota.Nominal
 		}
 	}
 	add := func(child *node) {
-		for fr, cc := range child.cells {
+		for fr, cc := range child.cells.all() {
 			lent, used := cc.lent(), cc.usageInParent()
 			if lent != 0 || used != 0 {
 				c := n.cellFor(fr)

@@ -67,10 +67,13 @@ func ConvertResourceGroups(path *field.Path, groups []kueue.ResourceGroup) (Quot
 	out := Quotas{Cells: map[resources.FlavorResource]Quota{}}
 	for gi, g := range groups {
 		gp := path.Index(gi)
-		rg := ResourceGroup{Covered: append([]corev1.ResourceName(nil), g.CoveredResources...)}
+		rg := ResourceGroup{Covered: make([]corev1.ResourceName, 0, len(g.CoveredResources))}
+		for _, r := range g.CoveredResources {
+			rg.Covered = append(rg.Covered, resources.InternResource(r))
+		}
 		for fi, f := range g.Flavors {
 			fp := gp.Child("flavors").Index(fi)
-			rg.Flavors = append(rg.Flavors, string(f.Name))
+			rg.Flavors = append(rg.Flavors, resources.Intern(string(f.Name)))
 			for ri, r := range f.Resources {
 				rp := fp.Child("resources").Index(ri)
 				q := Quota{BorrowingLimit: resources.Unlimited, LendingLimit: resources.Unlimited}
@@ -88,7 +91,7 @@ func ConvertResourceGroups(path *field.Path, groups []kueue.ResourceGroup) (Quot
 						return Quotas{}, err
 					}
 				}
-				out.Cells[resources.FlavorResource{Flavor: string(f.Name), Resource: r.Name}] = q
+				out.Cells[resources.FlavorResource{Flavor: resources.Intern(string(f.Name)), Resource: resources.InternResource(r.Name)}] = q
 			}
 		}
 		out.Groups = append(out.Groups, rg)

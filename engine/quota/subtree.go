@@ -121,7 +121,7 @@ func BorrowHeight(q *ClusterQueue, fr resources.FlavorResource, v int64) (height
 // EachUnused calls f with every cell of the node's subtree quota and what of
 // it is unused (subtreeQuota - usage; negative when over-admitted).
 func (n *node) EachUnused(f func(fr resources.FlavorResource, unused int64)) {
-	for fr, cl := range n.cells {
+	for fr, cl := range n.cells.all() {
 		if cl.subtree != 0 {
 			f(fr, cl.subtree-cl.usage)
 		}

@@ -57,7 +57,7 @@ func expectedHeight(tc *treeCohort) int {
 func expected(tc *treeCohort) (resources.Amounts, resources.Amounts) {
 	sub, use := resources.Amounts{}, resources.Amounts{}
 	n := &tc.Value.node
-	for fr, c := range n.cells {
+	for fr, c := range n.cells.all() {
 		if c.defined {
 			sub[fr] += c.quota.Nominal
 		}
@@ -82,7 +82,7 @@ func expected(tc *treeCohort) (resources.Amounts, resources.Amounts) {
 		addChild(&ch.Value.node, s, u)
 	}, func(q *treeQueue) {
 		s := resources.Amounts{}
-		for fr, c := range q.Value.cells {
+		for fr, c := range q.Value.cells.all() {
 			if c.defined {
 				s[fr] = c.quota.Nominal
 			}

@@ -143,7 +143,7 @@ func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {
 	for i, psa := range adm.PodSetAssignments {
 		a := decision.PodSetAssignment{Name: string(psa.Name), Flavors: map[corev1.ResourceName]string{}}
 		for r, f := range psa.Flavors {
-			a.Flavors[r] = string(f)
+			a.Flavors[resources.InternResource(r)] = resources.Intern(string(f))
 		}
 		ps := info.podSet(a.Name)
 		switch {

@@ -118,7 +118,7 @@ func containerRequests(path *field.Path, c *corev1.Container) (resources.Request
 		if err != nil {
 			return nil, field.Invalid(path.Child("resources", "limits").Key(string(name)), q.String(), err.Error())
 		}
-		out[name] = v
+		out[resources.InternResource(name)] = v
 	}
 	return out, nil
 }
@@ -130,7 +130,7 @@ func toRequests(path *field.Path, list corev1.ResourceList) (resources.Requests,
 		if err != nil {
 			return nil, field.Invalid(path.Key(string(name)), q.String(), err.Error())
 		}
-		out[name] = v
+		out[resources.InternResource(name)] = v
 	}
 	return out, nil
 }
