@@ -548,6 +548,9 @@ func TestPreemptionNeverReclaimsARunningPod(t *testing.T) {
 	high := job(ns, "high", "t11-team", "4", 1)
 	high.Spec.Template.Spec.Priority = ptr.To[int32](100)
 	create(t, high)
+	// The unit has no phase until the manager first sees it; wait for that
+	// before checking that it stays queued.
+	waitPhase(t, ns, "high", queuev1alpha1.Enqueued)
 	stays(t, "low keeps running, high waits", func() error {
 		if evs := eventsWithReason(t, ns, "QueueUnit", "low", elasticquota.EventPreempted); len(evs) > 0 {
 			return fmt.Errorf("running low preempted: %v", evs)
