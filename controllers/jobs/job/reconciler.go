@@ -127,7 +127,11 @@ func (r *Reconciler) createWorkload(ctx context.Context, job *batchv1.Job) error
 		r.event(job, corev1.EventTypeWarning, "CreateWorkloadFailed", "%v", err)
 		return fmt.Errorf("building workload of job %s/%s: %w", job.Namespace, job.Name, err)
 	}
-	if err := r.Client.Create(ctx, wl); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Client.Create(ctx, wl); apierrors.IsAlreadyExists(err) {
+		// An earlier pass created it and the cache has not caught up: the
+		// event was recorded then.
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("creating workload %s/%s: %w", wl.Namespace, wl.Name, err)
 	}
 	r.event(job, corev1.EventTypeNormal, "CreatedWorkload", "Created Workload %s for LocalQueue %s", wl.Name, wl.Spec.QueueName)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
@@ -256,5 +257,30 @@ func TestEventsTellWhatHappenedToTheJob(t *testing.T) {
 	}
 	if got := strings.Join(missing.recorded(), "\n"); !strings.Contains(got, "Warning CreateWorkloadFailed") || !strings.Contains(got, `"nope"`) {
 		t.Errorf("events %q; want a warning naming the missing class", got)
+	}
+}
+
+// A pass that reads the Job's Workload from a cache that has not seen its
+// creation yet creates it again and gets AlreadyExists. The pass that created
+// it recorded CreatedWorkload; the Job must not show the event twice (seen in
+// a cluster with a real Job controller, test/integration/cluster).
+func TestCreatedWorkloadRecordedOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, makeJob("train", "ns").queue("q").suspend(true).obj(), h100())
+	h.settle()
+	stale := interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, ok := obj.(*kueue.Workload); ok {
+				return apierrors.NewNotFound(kueue.GroupVersion.WithResource("workloads").GroupResource(), key.Name)
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	r := &Reconciler{Client: stale, Recorder: h.events}
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: h.key}); err != nil {
+		t.Fatalf("a pass that finds its Workload already created failed: %v", err)
+	}
+	if n := strings.Count(strings.Join(h.recorded(), "\n"), "CreatedWorkload"); n != 1 {
+		t.Errorf("CreatedWorkload recorded %d times, want once:\n%s", n, strings.Join(h.recorded(), "\n"))
 	}
 }

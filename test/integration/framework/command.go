@@ -5,7 +5,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -97,12 +96,11 @@ func Eventually(t *testing.T, alive func() error, what string, check func() erro
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // LogRecorder keeps every line a funcr logger writes (its Record method is a
