@@ -225,7 +225,7 @@ type change struct {
 	obj client.Object
 }
 
-// changeRecorder watches the Jobs and Workloads of a namespace.
+// changeRecorder watches objects of a namespace.
 type changeRecorder struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -233,12 +233,12 @@ type changeRecorder struct {
 	seen   []change
 }
 
-// recordChanges starts watching the namespace's Jobs and Workloads.
-func recordChanges(t *testing.T, ns string) *changeRecorder {
+// recordChanges starts watching the namespace's objects of the lists' kinds.
+func recordChanges(t *testing.T, ns string, lists ...client.ObjectList) *changeRecorder {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &changeRecorder{cancel: cancel}
-	for _, list := range []client.ObjectList{&batchv1.JobList{}, &kueue.WorkloadList{}} {
+	for _, list := range lists {
 		w, err := watcher.Watch(ctx, list, client.InNamespace(ns))
 		if err != nil {
 			cancel()

@@ -90,7 +90,7 @@ func TestPreemptedJobStopsBeforeThePreemptorIsAdmitted(t *testing.T) {
 	}
 	until(t, "low's pods run", podsRunning(ns, "low", 2))
 
-	rec := recordChanges(t, ns)
+	rec := recordChanges(t, ns, &batchv1.JobList{}, &kueue.WorkloadList{})
 	high := cpuJob(ns, "high", "main", 2, "2s")
 	high.Labels[kueue.PriorityClassLabel] = "batch-high"
 	if err := k8s.Create(context.Background(), high); err != nil {

@@ -15,11 +15,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"quokka.dev/quokka/controllers/core"
 	"quokka.dev/quokka/controllers/jobs/job"
 	"quokka.dev/quokka/controllers/jobs/webhooks"
+	"quokka.dev/quokka/controllers/koord"
 	"quokka.dev/quokka/internal/cli"
 	"quokka.dev/quokka/internal/scheme"
 	"quokka.dev/quokka/test/integration/framework"
@@ -37,6 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	ctrl.SetLogger(logr.Discard())
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run with KUBEBUILDER_ASSETS=$(hack/envtest.sh --cluster)")
 		return 1
@@ -66,6 +70,7 @@ func run(m *testing.M) int {
 		core.NewController(),
 		job.Controller(),
 		webhooks.ControllerWith(webhooks.Options{ManageCerts: false}),
+		koord.Controller(),
 	}, stopped)
 	if err != nil {
 		cancel()
