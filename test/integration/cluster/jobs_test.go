@@ -32,8 +32,8 @@ func TestJobsRunOnTheNodesOfTheirFlavors(t *testing.T) {
 	nodesReady(t, "on-demand-1", "spot-1")
 
 	for _, j := range []*batchv1.Job{
-		cpuJob(ns, "first", "main", 2, "5s"),
-		cpuJob(ns, "second", "main", 2, "5s"),
+		cpuJob(ns, "first", "main", 2, "8s"),
+		cpuJob(ns, "second", "main", 2, "8s"),
 		cpuJob(ns, "third", "main", 2, "1s"),
 	} {
 		if err := k8s.Create(context.Background(), j); err != nil {

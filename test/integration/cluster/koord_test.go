@@ -24,7 +24,7 @@ import (
 // 8 CPUs, onto a node that cannot run them; with wait-for-pods-running the
 // queue admits nothing new while an admitted unit's pods do not all run
 // (Koord-Queue's Reserve: "no more queueUnit allowed to schedule in this
-// queue"). first (two 1-CPU pods for 3s) runs; second (three, for 6s) is
+// queue"). first (two 1-CPU pods for 8s) runs; second (three, for 12s) is
 // admitted once first's pods run, but only two of its pods find room on the
 // node; third (one pod) waits though the quota has room, until first has
 // finished and second's last pod runs.
@@ -47,9 +47,9 @@ func TestKoordWaitForPodsRunningFollowsTheNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	create("first", 2, "3s")
+	create("first", 2, "8s")
 	until(t, "first's pods run", podsRunning(ns, "first", 2))
-	create("second", 3, "6s")
+	create("second", 3, "12s")
 	until(t, "two of second's pods run, the third finds no room", func() error {
 		if err := podsRunning(ns, "second", 2)(); err != nil {
 			return err
