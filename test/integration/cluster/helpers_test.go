@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -17,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -56,11 +56,20 @@ func until(t *testing.T, what string, check func() error) {
 // applyDir applies the manifests of testdata/<dir>.
 func applyDir(t *testing.T, dir string) {
 	t.Helper()
-	docs, err := framework.ReadManifests(filepath.Join(framework.RepoRoot(), "test", "integration", "cluster", "testdata", dir))
+	applyFrom(t, filepath.Join(framework.RepoRoot(), "test", "integration", "cluster", "testdata", dir), nil)
+}
+
+// applyFrom applies the manifests under path, but those skip selects.
+func applyFrom(t *testing.T, path string, skip func(framework.Document) bool) {
+	t.Helper()
+	docs, err := framework.ReadManifests(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range docs {
+		if skip != nil && skip(d) {
+			continue
+		}
 		if d.Object.GetKind() == "Node" {
 			addNode(t, d.Object)
 			continue
@@ -76,7 +85,7 @@ func applyDir(t *testing.T, dir string) {
 // once the kubelet reports Ready, and that controller does not run here (it
 // would want the fake kubelets' heartbeats). The Node keeps the status it is
 // created with, and KWOK then marks it Ready.
-func addNode(t *testing.T, obj *unstructured.Unstructured) {
+func addNode(t *testing.T, obj client.Object) {
 	t.Helper()
 	ctx := context.Background()
 	if err := k8s.Create(ctx, obj); err != nil {
@@ -87,10 +96,13 @@ func addNode(t *testing.T, obj *unstructured.Unstructured) {
 		if err := k8s.Get(ctx, client.ObjectKey{Name: obj.GetName()}, &node); err != nil {
 			return err
 		}
-		if len(node.Spec.Taints) == 0 {
+		kept := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool {
+			return t.Key == corev1.TaintNodeNotReady
+		})
+		if len(kept) == len(node.Spec.Taints) {
 			return nil
 		}
-		node.Spec.Taints = nil
+		node.Spec.Taints = kept
 		return k8s.Update(ctx, &node)
 	})
 	if err != nil {

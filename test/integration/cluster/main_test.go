@@ -9,7 +9,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,10 +40,6 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctrl.SetLogger(logr.Discard())
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run with KUBEBUILDER_ASSETS=$(hack/envtest.sh --cluster)")
-		return 1
-	}
 	env, err := framework.StartWithWebhooks()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -64,24 +59,10 @@ func run(m *testing.M) int {
 	}
 	defer cluster.Stop()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	err = env.StartManager(ctx, []cli.Controller{
+	return env.RunWithManager(m, []cli.Controller{
 		core.NewController(),
 		job.Controller(),
 		webhooks.ControllerWith(webhooks.Options{ManageCerts: false}),
 		koord.Controller(),
-	}, stopped)
-	if err != nil {
-		cancel()
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	code := m.Run()
-	cancel()
-	if err := <-stopped; err != nil && code == 0 {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		code = 1
-	}
-	return code
+	})
 }

@@ -6,7 +6,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -27,10 +26,6 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run with KUBEBUILDER_ASSETS=$(hack/envtest.sh)")
-		return 1
-	}
 	env, err := framework.StartWithWebhooks()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -38,23 +33,9 @@ func run(m *testing.M) int {
 	}
 	defer func() { _ = env.Stop() }()
 	k8s = env.Client
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	err = env.StartManager(ctx, []cli.Controller{
+	return env.RunWithManager(m, []cli.Controller{
 		core.NewController(),
 		job.Controller(),
 		webhooks.ControllerWith(webhooks.Options{ManageCerts: false}),
-	}, stopped)
-	if err != nil {
-		cancel()
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	code := m.Run()
-	cancel()
-	if err := <-stopped; err != nil && code == 0 {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		code = 1
-	}
-	return code
+	})
 }

@@ -7,8 +7,10 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -31,6 +33,9 @@ type WebhookEnv struct {
 // StartWithWebhooks launches etcd and kube-apiserver with the CRDs of
 // config/crd/bases and the webhook configurations of config/webhook.
 func StartWithWebhooks() (*WebhookEnv, error) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		return nil, fmt.Errorf("KUBEBUILDER_ASSETS is not set: run the integration tests with `make test-integration`, which builds the API server with hack/envtest.sh")
+	}
 	root := RepoRoot()
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
@@ -87,4 +92,26 @@ func (e *WebhookEnv) StartManager(ctx context.Context, controllers []cli.Control
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// RunWithManager starts the manager with the given controllers (StartManager),
+// runs the package's tests and stops the manager: the exit code for TestMain.
+// A manager that ends in error fails an otherwise passing run.
+func (e *WebhookEnv) RunWithManager(m *testing.M, controllers []cli.Controller) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	if err := e.StartManager(ctx, controllers, stopped); err != nil {
+		cancel()
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := m.Run()
+	cancel()
+	if err := <-stopped; err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
 }

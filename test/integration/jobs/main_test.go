@@ -8,7 +8,6 @@
 package jobs
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -32,10 +31,6 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run with KUBEBUILDER_ASSETS=$(hack/envtest.sh)")
-		return 1
-	}
 	env, err := framework.StartWithWebhooks()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -48,24 +43,8 @@ func run(m *testing.M) int {
 	}()
 	restConfig, k8s = env.Config, env.Client
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	err = env.StartManager(ctx, []cli.Controller{
+	return env.RunWithManager(m, []cli.Controller{
 		job.Controller(),
 		webhooks.ControllerWith(webhooks.Options{ManageCerts: false}),
-	}, stopped)
-	if err != nil {
-		cancel()
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	code := m.Run()
-	cancel()
-	if err := <-stopped; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	})
 }
