@@ -234,6 +234,43 @@ func TestAdmittedPodsStayPendingWhenNoNodeHasTheFlavorsLabels(t *testing.T) {
 	})
 }
 
+// Spec 002, Common mistakes: "Quota that does not match the hardware. Nominal
+// sums above allocatable GPUs [...] produce admitted pods that stay Pending."
+// 4 CPUs of quota for a node of 2: both Jobs are admitted, the second's pods
+// find no room and wait in the scheduler while it holds its quota, and run
+// once the first Job's pods have finished.
+func TestQuotaAboveTheNodesLeavesAdmittedPodsPending(t *testing.T) {
+	ns := "overpromised"
+	applyDir(t, "overpromised")
+	nodesReady(t, "small-1")
+
+	if err := k8s.Create(context.Background(), cpuJob(ns, "first", "main", 2, "6s")); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "first's pods run", podsRunning(ns, "first", 2))
+	if err := k8s.Create(context.Background(), cpuJob(ns, "second", "main", 2, "1s")); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "second admitted on small-pool", wantFlavor(ns, "second", "small-pool"))
+	until(t, "second's pods wait for room", func() error {
+		pods, err := podsOf(ns, "second")
+		if err != nil {
+			return err
+		}
+		if len(pods) != 2 {
+			return fmt.Errorf("second has %d pods, want 2", len(pods))
+		}
+		for _, p := range pods {
+			if c := podCondition(&p, corev1.PodScheduled); p.Spec.NodeName != "" || c == nil || c.Reason != corev1.PodReasonUnschedulable {
+				return fmt.Errorf("pod %s on %q, PodScheduled %+v; want unschedulable", p.Name, p.Spec.NodeName, c)
+			}
+		}
+		return nil
+	})
+	until(t, "first completes", jobComplete(ns, "first"))
+	until(t, "second completes once first's pods are gone", jobComplete(ns, "second"))
+}
+
 // wantFlavor returns a check: nil once the Job's Workload is admitted on flavor.
 func wantFlavor(ns, jobName, flavor string) func() error {
 	return func() error {
