@@ -33,6 +33,8 @@ import (
 const (
 	runForAnnotation    = "quokka.dev/test-run-for"
 	exitAfterAnnotation = "quokka.dev/test-exit-after"
+	// exitCodeAnnotation makes the pods fail with that code after runFor.
+	exitCodeAnnotation = "quokka.dev/test-exit-code"
 )
 
 // until polls check every 100ms for up to 90 seconds and fails the test with

@@ -5,6 +5,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -269,6 +270,39 @@ func TestQuotaAboveTheNodesLeavesAdmittedPodsPending(t *testing.T) {
 	})
 	until(t, "first completes", jobComplete(ns, "first"))
 	until(t, "second completes once first's pods are gone", jobComplete(ns, "second"))
+}
+
+// A Job that fails (backoffLimit 0, its pods exit 1) ends its Workload with
+// Finished=True, reason Failed and the Job controller's message ("Job has
+// reached the specified backoff limit"), as Kueue's job framework does; the
+// quota is released and the next Job runs.
+func TestFailedJobReleasesItsQuota(t *testing.T) {
+	ns := "failing"
+	applyDir(t, "failing")
+	nodesReady(t, "fail-1")
+
+	broken := cpuJob(ns, "broken", "main", 2, "1s")
+	broken.Spec.BackoffLimit = ptr.To[int32](0)
+	broken.Spec.Template.Annotations[exitCodeAnnotation] = "1"
+	if err := k8s.Create(context.Background(), broken); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "broken admitted", wantFlavor(ns, "broken", "failing-pool"))
+	if err := k8s.Create(context.Background(), cpuJob(ns, "next", "main", 2, "1s")); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "broken's Workload finished as failed", func() error {
+		wl, err := workloadOf(ns, "broken")
+		if err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != "Failed" || !strings.Contains(c.Message, "backoff limit") {
+			return fmt.Errorf("broken's Finished condition is %+v, want True, Failed, with the Job's message", c)
+		}
+		return nil
+	})
+	until(t, "next completes on the quota broken released", jobComplete(ns, "next"))
 }
 
 // wantFlavor returns a check: nil once the Job's Workload is admitted on flavor.
