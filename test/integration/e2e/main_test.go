@@ -2,7 +2,9 @@
 
 // Package e2e runs the whole manager of `quokka manager` (core controllers and
 // scheduling loop, the batch/v1 Job integration and its webhooks) against a real
-// kube-apiserver, and plays the spec's worked example with real Jobs.
+// kube-apiserver, and plays the spec's worked example with real Jobs. No Job
+// controller runs here: the Jobs get no pods (test/integration/cluster follows
+// them to pods on nodes).
 package e2e
 
 import (
