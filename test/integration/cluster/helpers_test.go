@@ -305,3 +305,41 @@ func firstChange(changes []change, match func(client.Object) bool) *change {
 	}
 	return nil
 }
+
+// unschedulable reports whether the scheduler found no node for the pod: it
+// is Pending, unbound, and PodScheduled is False with reason Unschedulable.
+func unschedulable(p *corev1.Pod) bool {
+	c := podCondition(p, corev1.PodScheduled)
+	return p.Status.Phase == corev1.PodPending && p.Spec.NodeName == "" &&
+		c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
+}
+
+// podsUnschedulable returns a check: nil once the Job has n pods and the
+// scheduler found no node for any of them.
+func podsUnschedulable(ns, jobName string, n int) func() error {
+	return func() error {
+		pods, err := podsOf(ns, jobName)
+		if err != nil {
+			return err
+		}
+		if len(pods) != n {
+			return fmt.Errorf("job %s/%s has %d pods, want %d", ns, jobName, len(pods), n)
+		}
+		for _, p := range pods {
+			if !unschedulable(&p) {
+				return fmt.Errorf("pod %s on %q: phase %s, PodScheduled %+v; want unschedulable", p.Name, p.Spec.NodeName, p.Status.Phase, podCondition(&p, corev1.PodScheduled))
+			}
+		}
+		return nil
+	}
+}
+
+// podCondition is the pod's condition of that type, or nil.
+func podCondition(p *corev1.Pod, typ corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == typ {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}

@@ -177,25 +177,16 @@ func TestAdmittedPodsStayPendingWhenNoNodeHasTheFlavorsLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, "stuck admitted on retired-gen", wantFlavor(ns, "stuck", "retired-gen"))
-	until(t, "stuck's pods unschedulable", func() error {
-		pods, err := podsOf(ns, "stuck")
-		if err != nil {
-			return err
+	until(t, "stuck's pods unschedulable", podsUnschedulable(ns, "stuck", 2))
+	pods, err := podsOf(ns, "stuck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods {
+		if p.Spec.NodeSelector["instance-type"] != "retired-gen" {
+			t.Errorf("pod %s has nodeSelector %v, want the flavor's nodeLabels", p.Name, p.Spec.NodeSelector)
 		}
-		if len(pods) != 2 {
-			return fmt.Errorf("stuck has %d pods, want 2", len(pods))
-		}
-		for _, p := range pods {
-			c := podCondition(&p, corev1.PodScheduled)
-			if p.Status.Phase != corev1.PodPending || c == nil || c.Status != corev1.ConditionFalse || c.Reason != corev1.PodReasonUnschedulable {
-				return fmt.Errorf("pod %s: phase %s, PodScheduled %+v; want Pending and Unschedulable", p.Name, p.Status.Phase, c)
-			}
-			if p.Spec.NodeSelector["instance-type"] != "retired-gen" {
-				return fmt.Errorf("pod %s has nodeSelector %v, want the flavor's nodeLabels", p.Name, p.Spec.NodeSelector)
-			}
-		}
-		return nil
-	})
+	}
 
 	if err := k8s.Create(context.Background(), cpuJob(ns, "next", "main", 2, "1s")); err != nil {
 		t.Fatal(err)
@@ -253,21 +244,7 @@ func TestQuotaAboveTheNodesLeavesAdmittedPodsPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, "second admitted on small-pool", wantFlavor(ns, "second", "small-pool"))
-	until(t, "second's pods wait for room", func() error {
-		pods, err := podsOf(ns, "second")
-		if err != nil {
-			return err
-		}
-		if len(pods) != 2 {
-			return fmt.Errorf("second has %d pods, want 2", len(pods))
-		}
-		for _, p := range pods {
-			if c := podCondition(&p, corev1.PodScheduled); p.Spec.NodeName != "" || c == nil || c.Reason != corev1.PodReasonUnschedulable {
-				return fmt.Errorf("pod %s on %q, PodScheduled %+v; want unschedulable", p.Name, p.Spec.NodeName, c)
-			}
-		}
-		return nil
-	})
+	until(t, "second's pods wait for room", podsUnschedulable(ns, "second", 2))
 	until(t, "first completes", jobComplete(ns, "first"))
 	until(t, "second completes once first's pods are gone", jobComplete(ns, "second"))
 }
@@ -364,15 +341,6 @@ func checkPlacement(t *testing.T, ns, jobName, flavor string) {
 			}
 		}
 	}
-}
-
-func podCondition(p *corev1.Pod, typ corev1.PodConditionType) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == typ {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // livePods names the pods that are not being deleted and not finished.

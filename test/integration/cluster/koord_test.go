@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,7 +58,7 @@ func TestKoordWaitForPodsRunningFollowsTheNodes(t *testing.T) {
 			return err
 		}
 		for _, p := range pods {
-			if c := podCondition(&p, corev1.PodScheduled); p.Spec.NodeName == "" && c != nil && c.Reason == corev1.PodReasonUnschedulable {
+			if unschedulable(&p) {
 				return nil
 			}
 		}
