@@ -49,9 +49,23 @@ build_kube() {
     done
     printf 'package main\n\nimport _ "k8s.io/kubernetes/cmd/%s"\n' "$cmd" > tools.go
     go mod tidy >&2 2>&1 || true
-    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$dir/${cmd}.tmp" "k8s.io/kubernetes/cmd/${cmd}"
+    # Stamp the version as Kubernetes' own release builds do: clients that read
+    # /version (Kueue's manager refuses to start without one it can parse)
+    # otherwise see "v0.0.0-master+$Format:%H$".
+    local minor="${KUBE_VERSION#v1.}"
+    minor="${minor%%.*}"
+    local pkg=k8s.io/component-base/version
+    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
+      -ldflags "-X ${pkg}.gitVersion=${KUBE_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean" \
+      -o "$dir/${cmd}.tmp" "k8s.io/kubernetes/cmd/${cmd}"
   )
   mv "$dir/${cmd}.tmp" "$dir/${cmd}"
+}
+
+# stamped <command>: whether a built command reports KUBE_VERSION (builds made
+# before the version was stamped report v0.0.0-master and are rebuilt).
+stamped() {
+  "$dir/$1" --version 2>/dev/null | grep -qx "Kubernetes ${KUBE_VERSION}"
 }
 
 # build_kwok: KWOK's fake kubelet, which plays the nodes and the pods bound to
@@ -82,7 +96,7 @@ build_etcd() {
 }
 
 [ -x "$dir/etcd" ] || build_etcd
-[ -x "$dir/kube-apiserver" ] || build_kube kube-apiserver
+{ [ -x "$dir/kube-apiserver" ] && stamped kube-apiserver; } || build_kube kube-apiserver
 if [ "${1:-}" = "--cluster" ]; then
   [ -x "$dir/kube-controller-manager" ] || build_kube kube-controller-manager
   [ -x "$dir/kube-scheduler" ] || build_kube kube-scheduler

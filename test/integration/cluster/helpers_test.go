@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -19,17 +18,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/test/integration/framework"
+	"quokka.dev/quokka/test/kubecluster"
 )
 
 // On a Job's pod template, runForAnnotation tells KWOK how long its pods run,
 // and exitAfterAnnotation how long they take to exit once deleted
-// (testdata/kwok/stages.yaml).
+// (test/kubecluster/stages.yaml).
 const (
 	runForAnnotation    = "quokka.dev/test-run-for"
 	exitAfterAnnotation = "quokka.dev/test-exit-after"
@@ -82,33 +81,15 @@ func applyFrom(t *testing.T, path string, skip func(framework.Document) bool) {
 	}
 }
 
-// addNode creates a Node and removes the not-ready taint the API server puts
-// on every new Node: in a cluster the node lifecycle controller removes it
-// once the kubelet reports Ready, and that controller does not run here (it
-// would want the fake kubelets' heartbeats). The Node keeps the status it is
-// created with, and KWOK then marks it Ready.
+// addNode creates a Node for KWOK and removes the not-ready taint the API
+// server puts on every new Node (see kubecluster.AddNode): in a cluster the
+// node lifecycle controller removes it once the kubelet reports Ready, and
+// that controller does not run here (it would want the fake kubelets'
+// heartbeats).
 func addNode(t *testing.T, obj client.Object) {
 	t.Helper()
-	ctx := context.Background()
-	if err := k8s.Create(ctx, obj); err != nil {
-		t.Fatalf("creating node %s: %v", obj.GetName(), err)
-	}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		var node corev1.Node
-		if err := k8s.Get(ctx, client.ObjectKey{Name: obj.GetName()}, &node); err != nil {
-			return err
-		}
-		kept := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool {
-			return t.Key == corev1.TaintNodeNotReady
-		})
-		if len(kept) == len(node.Spec.Taints) {
-			return nil
-		}
-		node.Spec.Taints = kept
-		return k8s.Update(ctx, &node)
-	})
-	if err != nil {
-		t.Fatalf("removing the taints of node %s: %v", obj.GetName(), err)
+	if err := kubecluster.AddNode(context.Background(), k8s, obj); err != nil {
+		t.Fatal(err)
 	}
 }
 

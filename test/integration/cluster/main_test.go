@@ -52,7 +52,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 
-	cluster, err = env.StartCluster(filepath.Join(framework.RepoRoot(), "test", "integration", "cluster", "testdata", "kwok", "stages.yaml"))
+	cluster, err = env.StartCluster(filepath.Join(framework.RepoRoot(), "test", "kubecluster", "stages.yaml"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

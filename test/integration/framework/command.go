@@ -12,6 +12,7 @@ import (
 
 	"quokka.dev/quokka/controllers"
 	"quokka.dev/quokka/internal/cli"
+	"quokka.dev/quokka/test/kubecluster"
 )
 
 // ManagerCommand is `quokka manager` running in-process, as a user types it,
@@ -96,7 +97,7 @@ func Eventually(t *testing.T, alive func() error, what string, check func() erro
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t *testing.T) int {
 	t.Helper()
-	port, err := freePort()
+	port, err := kubecluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,8 @@ import (
 )
 
 type options struct {
+	load                         string
+	kueue, stages                string
 	runner, minimalKueue, quokka string
 	kueueCRDs, quokkaCRDs        string
 	kueueConfigs                 string
@@ -45,14 +47,17 @@ type options struct {
 
 func main() {
 	var o options
+	flag.StringVar(&o.load, "load", "runner", `"runner": Kueue's scheduler performance runner plays workloads (sides quokka, minimalkueue); "jobs": batch/v1 Jobs get pods on KWOK's fake nodes (sides quokka, kueue: Kueue's own manager)`)
+	flag.StringVar(&o.kueue, "kueue", "", "path to Kueue's manager (cmd/kueue), for the kueue side of --load jobs")
+	flag.StringVar(&o.stages, "stages", filepath.Join("test", "kubecluster", "stages.yaml"), "KWOK's stages, for --load jobs")
 	flag.StringVar(&o.runner, "runner", "", "path to Kueue's scheduler performance runner")
 	flag.StringVar(&o.minimalKueue, "minimalkueue", "", "path to Kueue's minimalkueue")
 	flag.StringVar(&o.quokka, "quokka", "", "path to the quokka binary")
 	flag.StringVar(&o.kueueCRDs, "kueue-crds", "", "Kueue's CRDs (for minimalkueue's API server)")
 	flag.StringVar(&o.quokkaCRDs, "quokka-crds", "", "Quokka's CRDs (for quokka's API server)")
 	flag.StringVar(&o.kueueConfigs, "kueue-configs", "", "Kueue's test/performance/scheduler/configs directory")
-	flag.StringVar(&o.config, "config", "small", `generator config: "baseline" (Kueue's), "small" (a quick run), or a file`)
-	flag.StringVar(&o.sides, "sides", "quokka,minimalkueue", "which managers to run, in order")
+	flag.StringVar(&o.config, "config", "small", `generator config: "baseline" (Kueue's), "small" (a quick run), or a file; with --load jobs: "jobs" (the default), "jobs-small", or a file`)
+	flag.StringVar(&o.sides, "sides", "", `which managers to run, in order (default "quokka,minimalkueue"; "quokka,kueue" with --load jobs)`)
 	flag.StringVar(&o.out, "out", "", "output directory (default: a new directory under /tmp)")
 	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "the runner's recording timeout, per side")
 	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it, kill -9 and restart the API server once; check that nothing is lost or over-admitted")
@@ -83,6 +88,16 @@ func run(o options) error {
 			return fmt.Errorf("--config (the analyzed run's generator config): %w", err)
 		}
 		return analyze(os.Stdout, o.analyze, runtimes)
+	}
+	switch o.load {
+	case "runner":
+	case "jobs":
+		return runJobs(o)
+	default:
+		return fmt.Errorf("--load: unknown load %q (runner, jobs)", o.load)
+	}
+	if o.sides == "" {
+		o.sides = "quokka,minimalkueue"
 	}
 	for name, v := range map[string]string{"--runner": o.runner, "--quokka-crds": o.quokkaCRDs, "--kueue-crds": o.kueueCRDs} {
 		if v == "" {
@@ -194,4 +209,73 @@ func (o options) side(name, config string) (*side, error) {
 		return nil, fmt.Errorf("--sides: unknown side %q (quokka, minimalkueue)", name)
 	}
 	return s, nil
+}
+
+// runJobs runs the Jobs load (--load jobs) on each side and prints the table.
+func runJobs(o options) error {
+	if o.quokkaCRDs == "" || o.kueueCRDs == "" {
+		return errors.New("--quokka-crds and --kueue-crds are required (run hack/kueue-perf.sh)")
+	}
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		return errors.New("KUBEBUILDER_ASSETS is not set: run hack/kueue-perf.sh, which builds the API server and the cluster's components")
+	}
+	path := o.config
+	switch o.config {
+	case "small", "jobs":
+		path = filepath.Join("test", "performance", "kueueperf", "configs", "jobs.yaml")
+	case "jobs-small":
+		path = filepath.Join("test", "performance", "kueueperf", "configs", "jobs-small.yaml")
+	}
+	load, err := readJobsLoad(path)
+	if err != nil {
+		return err
+	}
+	if o.sides == "" {
+		o.sides = "quokka,kueue"
+	}
+	if o.out == "" {
+		if o.out, err = os.MkdirTemp("", "kueue-perf-jobs-"); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var results []*jobsResult
+	for _, name := range strings.Split(o.sides, ",") {
+		name = strings.TrimSpace(name)
+		dir := filepath.Join(o.out, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		s := &jobsSide{name: name, dir: dir, assets: assets, stages: o.stages, load: load, timeout: o.timeout}
+		switch name {
+		case "quokka":
+			if o.quokka == "" {
+				return errors.New("--quokka is required for the quokka side")
+			}
+			s.crds = o.quokkaCRDs
+			s.manager = func(kubeconfig string) ([]string, error) {
+				return []string{o.quokka, "manager", "--kubeconfig", kubeconfig, "--leader-elect=false",
+					"--metrics-bind-address=0", "--health-probe-bind-address=0"}, nil
+			}
+		case "kueue":
+			if o.kueue == "" {
+				return errors.New("--kueue is required for the kueue side")
+			}
+			s.crds = o.kueueCRDs
+			s.manager = kueueManager(o.kueue, dir)
+		default:
+			return fmt.Errorf("--sides: unknown side %q for --load jobs (quokka, kueue)", name)
+		}
+		fmt.Fprintf(os.Stderr, "kueueperf: running the Jobs load on %s (output in %s)\n", name, dir)
+		res, err := s.run(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		results = append(results, res)
+	}
+	fmt.Printf("Jobs load: %s\n\n", path)
+	printJobsTable(os.Stdout, results)
+	return nil
 }

@@ -238,24 +238,12 @@ func analyze(w io.Writer, dir string, runtimes map[string]time.Duration) error {
 	if len(results) == 0 {
 		return fmt.Errorf("--analyze: no quokka/audit.log or minimalkueue/audit.log under %s", dir)
 	}
-	fmt.Fprintln(w, "| | "+strings.Join(sideNames(results), " | ")+" |")
-	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(results)+1))
+	t := newSideTable(results, func(r *sideResult) string { return r.name })
 	for _, pr := range phaseRows() {
 		for _, class := range phaseClasses(results) {
-			cells := []string{pr.label(class)}
-			for _, r := range results {
-				cells = append(cells, pr.cell(r, class))
-			}
-			fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
+			t.row(pr.label(class), func(r *sideResult) string { return pr.cell(r, class) })
 		}
 	}
+	t.write(w)
 	return nil
-}
-
-func sideNames(results []*sideResult) []string {
-	out := make([]string, len(results))
-	for i, r := range results {
-		out[i] = r.name
-	}
-	return out
 }

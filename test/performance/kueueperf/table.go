@@ -10,18 +10,8 @@ import (
 
 // printTable prints one Markdown table, a column per side.
 func printTable(w io.Writer, results []*sideResult) {
-	header := []string{""}
-	for _, r := range results {
-		header = append(header, r.name)
-	}
-	rows := [][]string{}
-	row := func(name string, cell func(r *sideResult) string) {
-		line := []string{name}
-		for _, r := range results {
-			line = append(line, cell(r))
-		}
-		rows = append(rows, line)
-	}
+	t := newSideTable(results, func(r *sideResult) string { return r.name })
+	row := t.row
 	row("workloads", func(r *sideResult) string { return fmt.Sprint(r.summary.workloads()) })
 	row("wall", func(r *sideResult) string { return r.wall.Round(time.Second).String() })
 	row("manager CPU", func(r *sideResult) string { return r.cpu.Round(time.Second).String() })
@@ -115,10 +105,37 @@ func printTable(w io.Writer, results []*sideResult) {
 			return r.chaos.cell(func(c *chaosReport) string { return fmt.Sprint(c.overAdmissions) })
 		})
 	}
+	t.write(w)
+}
 
-	fmt.Fprintln(w, "| "+strings.Join(header, " | ")+" |")
-	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(header)))
-	for _, r := range rows {
+// sideTable is a markdown table with a column per side: each row is a label
+// and a cell per side.
+type sideTable[R any] struct {
+	sides  []R
+	header []string
+	rows   [][]string
+}
+
+func newSideTable[R any](sides []R, name func(R) string) *sideTable[R] {
+	t := &sideTable[R]{sides: sides, header: []string{""}}
+	for _, r := range sides {
+		t.header = append(t.header, name(r))
+	}
+	return t
+}
+
+func (t *sideTable[R]) row(label string, cell func(R) string) {
+	line := []string{label}
+	for _, r := range t.sides {
+		line = append(line, cell(r))
+	}
+	t.rows = append(t.rows, line)
+}
+
+func (t *sideTable[R]) write(w io.Writer) {
+	fmt.Fprintln(w, "| "+strings.Join(t.header, " | ")+" |")
+	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(t.header)))
+	for _, r := range t.rows {
 		fmt.Fprintln(w, "| "+strings.Join(r, " | ")+" |")
 	}
 }
@@ -134,7 +151,7 @@ func mapKeys[V any](m map[string]V) []string {
 
 // unionKeys is the union of every side's keys, in the first side's order,
 // then the others'.
-func unionKeys(results []*sideResult, keys func(*sideResult) []string) []string {
+func unionKeys[R any](results []R, keys func(R) []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range results {
