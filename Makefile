@@ -3,7 +3,7 @@
 
 CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0
 
-.PHONY: all build generate verify-generated vet test test-unit test-integration bench kueue-perf envtest browser
+.PHONY: all build generate verify-generated vet test test-unit test-integration bench kueue-perf kueue-perf-jobs envtest browser
 
 all: build
 
@@ -56,3 +56,9 @@ bench:
 KUEUE_PERF_CONFIG ?= baseline
 kueue-perf:
 	hack/kueue-perf.sh --config $(KUEUE_PERF_CONFIG) $(KUEUE_PERF_ARGS)
+
+## kueue-perf-jobs: Jobs with pods on KWOK nodes, quokka manager and Kueue's own
+## manager side by side (KUEUE_PERF_JOBS_CONFIG=jobs-small for a quick run).
+KUEUE_PERF_JOBS_CONFIG ?= jobs
+kueue-perf-jobs:
+	hack/kueue-perf.sh --load jobs --config $(KUEUE_PERF_JOBS_CONFIG) $(KUEUE_PERF_ARGS)

@@ -59,7 +59,7 @@ func main() {
 	flag.StringVar(&o.config, "config", "small", `generator config: "baseline" (Kueue's), "small" (a quick run), or a file; with --load jobs: "jobs" (the default), "jobs-small", or a file`)
 	flag.StringVar(&o.sides, "sides", "", `which managers to run, in order (default "quokka,minimalkueue"; "quokka,kueue" with --load jobs)`)
 	flag.StringVar(&o.out, "out", "", "output directory (default: a new directory under /tmp)")
-	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "the runner's recording timeout, per side")
+	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "per side: the runner's recording timeout, or how long the Jobs load may take")
 	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it, kill -9 and restart the API server once; check that nothing is lost or over-admitted")
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
@@ -186,14 +186,7 @@ func (o options) side(name, config string) (*side, error) {
 			return nil, errors.New("--quokka is required for the quokka side")
 		}
 		s.crds = o.quokkaCRDs
-		s.manager = func(kubeconfig string) []string {
-			args := []string{o.quokka, "manager", "--kubeconfig", kubeconfig, "--leader-elect=false",
-				"--metrics-bind-address=0", "--health-probe-bind-address=0"}
-			if o.profile {
-				args = append(args, "--cpuprofile", filepath.Join(dir, "manager.cpu.prof"))
-			}
-			return args
-		}
+		s.manager = func(kubeconfig string) []string { return o.quokkaManager(dir, kubeconfig) }
 		if o.chaos {
 			s.chaos = &chaosPlan{seed: o.seed, quokka: o.quokka}
 		}
@@ -211,8 +204,22 @@ func (o options) side(name, config string) (*side, error) {
 	return s, nil
 }
 
+// quokkaManager is the command line of `quokka manager` for one side, whose
+// output directory is dir; with --profile it writes its CPU profile there.
+func (o options) quokkaManager(dir, kubeconfig string) []string {
+	args := []string{o.quokka, "manager", "--kubeconfig", kubeconfig, "--leader-elect=false",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+	if o.profile {
+		args = append(args, "--cpuprofile", filepath.Join(dir, "manager.cpu.prof"))
+	}
+	return args
+}
+
 // runJobs runs the Jobs load (--load jobs) on each side and prints the table.
 func runJobs(o options) error {
+	if o.chaos {
+		return errors.New("--chaos runs with --load runner only")
+	}
 	if o.quokkaCRDs == "" || o.kueueCRDs == "" {
 		return errors.New("--quokka-crds and --kueue-crds are required (run hack/kueue-perf.sh)")
 	}
@@ -255,10 +262,7 @@ func runJobs(o options) error {
 				return errors.New("--quokka is required for the quokka side")
 			}
 			s.crds = o.quokkaCRDs
-			s.manager = func(kubeconfig string) ([]string, error) {
-				return []string{o.quokka, "manager", "--kubeconfig", kubeconfig, "--leader-elect=false",
-					"--metrics-bind-address=0", "--health-probe-bind-address=0"}, nil
-			}
+			s.manager = func(kubeconfig string) ([]string, error) { return o.quokkaManager(dir, kubeconfig), nil }
 		case "kueue":
 			if o.kueue == "" {
 				return errors.New("--kueue is required for the kueue side")
