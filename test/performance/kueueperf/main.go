@@ -31,7 +31,7 @@ import (
 
 type options struct {
 	load                         string
-	kueue, stages                string
+	kueue, stages, quokkaConfig  string
 	runner, minimalKueue, quokka string
 	kueueCRDs, quokkaCRDs        string
 	kueueConfigs                 string
@@ -49,6 +49,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.load, "load", "runner", `"runner": Kueue's scheduler performance runner plays workloads (sides quokka, minimalkueue); "jobs": batch/v1 Jobs get pods on KWOK's fake nodes (sides quokka, kueue: Kueue's own manager)`)
 	flag.StringVar(&o.kueue, "kueue", "", "path to Kueue's manager (cmd/kueue), for the kueue side of --load jobs")
+	flag.StringVar(&o.quokkaConfig, "quokka-config", "", "a Configuration file for quokka manager (its --config), e.g. to give it Kueue's client limits")
 	flag.StringVar(&o.stages, "stages", filepath.Join("test", "kubecluster", "stages.yaml"), "KWOK's stages, for --load jobs")
 	flag.StringVar(&o.runner, "runner", "", "path to Kueue's scheduler performance runner")
 	flag.StringVar(&o.minimalKueue, "minimalkueue", "", "path to Kueue's minimalkueue")
@@ -211,6 +212,9 @@ func (o options) quokkaManager(dir, kubeconfig string) []string {
 		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
 	if o.profile {
 		args = append(args, "--cpuprofile", filepath.Join(dir, "manager.cpu.prof"))
+	}
+	if o.quokkaConfig != "" {
+		args = append(args, "--config", o.quokkaConfig)
 	}
 	return args
 }
