@@ -24,45 +24,39 @@ mkdir -p "$cache"
 
 log() { echo "kueue-perf: $*" >&2; }
 
-build_harness() {
-  local work
+# build_kueue_cmd <package> <name>: one main package of sigs.k8s.io/kueue at
+# KUEUE_VERSION, built in a throwaway module into $cache/<name>.
+build_kueue_cmd() {
+  local pkg="$1" name="$2" work
   work="$(mktemp -d)"
-  trap 'rm -rf "$work"' RETURN
-  log "building Kueue's runner and minimalkueue ${KUEUE_VERSION} in $work (first run only)"
+  # The trap clears itself: a RETURN trap outlives the function that set it and
+  # would fire again, with work unset, when its caller returns.
+  trap 'rm -rf "$work"; trap - RETURN' RETURN
+  log "building ${pkg} ${KUEUE_VERSION} in $work (first run only)"
   (
     cd "$work"
-    go mod init quokka.local/kueue-perf >/dev/null 2>&1
-    GOFLAGS=-mod=mod go get \
-      "sigs.k8s.io/kueue/test/performance/scheduler/runner@${KUEUE_VERSION}" \
-      "sigs.k8s.io/kueue/test/performance/scheduler/minimalkueue@${KUEUE_VERSION}" >&2
-    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$cache/runner.tmp" sigs.k8s.io/kueue/test/performance/scheduler/runner
-    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$cache/minimalkueue.tmp" sigs.k8s.io/kueue/test/performance/scheduler/minimalkueue
-    local dir
-    dir="$(GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)"
-    rm -rf "$cache/crds.tmp" "$cache/configs.tmp"
-    cp -r "$dir/config/components/crd/bases" "$cache/crds.tmp"
-    cp -r "$dir/test/performance/scheduler/configs" "$cache/configs.tmp"
-    chmod -R u+w "$cache/crds.tmp" "$cache/configs.tmp"
+    go mod init "quokka.local/kueue-perf-${name}" >/dev/null 2>&1
+    GOFLAGS=-mod=mod go get "${pkg}@${KUEUE_VERSION}" >&2
+    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$cache/${name}.tmp" "$pkg"
   )
+  mv "$cache/${name}.tmp" "$cache/${name}"
+}
+
+# build_harness: Kueue's runner and minimalkueue, and Kueue's CRDs and generator
+# configs from the same module.
+build_harness() {
+  build_kueue_cmd sigs.k8s.io/kueue/test/performance/scheduler/runner runner
+  build_kueue_cmd sigs.k8s.io/kueue/test/performance/scheduler/minimalkueue minimalkueue
+  local dir
+  dir="$(go mod download -json "sigs.k8s.io/kueue@${KUEUE_VERSION}" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')"
+  [ -n "$dir" ] || { log "cannot find sigs.k8s.io/kueue@${KUEUE_VERSION} in the module cache"; exit 1; }
+  rm -rf "$cache/crds.tmp" "$cache/configs.tmp"
+  cp -r "$dir/config/components/crd/bases" "$cache/crds.tmp"
+  cp -r "$dir/test/performance/scheduler/configs" "$cache/configs.tmp"
+  chmod -R u+w "$cache/crds.tmp" "$cache/configs.tmp"
   rm -rf "$cache/crds" "$cache/configs"
   mv "$cache/crds.tmp" "$cache/crds"
   mv "$cache/configs.tmp" "$cache/configs"
-  mv "$cache/runner.tmp" "$cache/runner"
-  mv "$cache/minimalkueue.tmp" "$cache/minimalkueue"
-}
-
-build_kueue() {
-  local work
-  work="$(mktemp -d)"
-  trap 'rm -rf "$work"' RETURN
-  log "building Kueue's manager ${KUEUE_VERSION} in $work (first run only)"
-  (
-    cd "$work"
-    go mod init quokka.local/kueue-manager >/dev/null 2>&1
-    GOFLAGS=-mod=mod go get "sigs.k8s.io/kueue/cmd/kueue@${KUEUE_VERSION}" >&2
-    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$cache/kueue.tmp" sigs.k8s.io/kueue/cmd/kueue
-  )
-  mv "$cache/kueue.tmp" "$cache/kueue"
 }
 
 jobs=false
@@ -78,7 +72,7 @@ if [ ! -x "$cache/runner" ] || [ ! -x "$cache/minimalkueue" ] || [ ! -d "$cache/
   build_harness
 fi
 if $jobs; then
-  [ -x "$cache/kueue" ] || build_kueue
+  [ -x "$cache/kueue" ] || build_kueue_cmd sigs.k8s.io/kueue/cmd/kueue kueue
   assets="$("$root/hack/envtest.sh" --cluster)"
 else
   assets="$("$root/hack/envtest.sh")"

@@ -46,8 +46,8 @@ type clusterProc struct {
 // FakeNodeAnnotation marks the Nodes KWOK plays.
 const FakeNodeAnnotation = "kwok.x-k8s.io/node"
 
-// Binaries are the files Start needs in the assets directory.
-var Binaries = []string{"kube-controller-manager", "kube-scheduler", "kwok"}
+// binaries are the files Start needs in the assets directory.
+var binaries = []string{"kube-controller-manager", "kube-scheduler", "kwok"}
 
 // Start starts kube-controller-manager, kube-scheduler and KWOK from the
 // assets directory (hack/envtest.sh --cluster) against the API server of
@@ -55,7 +55,7 @@ var Binaries = []string{"kube-controller-manager", "kube-scheduler", "kwok"}
 // stagesFile holds KWOK's Stages (how nodes and pods move through their
 // lifecycle).
 func Start(assets string, kubeconfig []byte, stagesFile string) (*Cluster, error) {
-	for _, bin := range Binaries {
+	for _, bin := range binaries {
 		if _, err := os.Stat(filepath.Join(assets, bin)); err != nil {
 			return nil, fmt.Errorf("%s is missing from %s: build it with `hack/envtest.sh --cluster`: %w", bin, assets, err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -112,17 +113,11 @@ func (s *jobsSide) run(ctx context.Context) (*jobsResult, error) {
 	if err := s.load.generate(runCtx, cs, rec); err != nil {
 		return nil, err
 	}
-	select {
-	case <-rec.done:
-	case <-runCtx.Done():
+	if err := s.wait(runCtx, rec, mgr, cluster); err != nil {
 		_ = rec.writeCSV(filepath.Join(s.dir, "jobs.csv"))
 		logs := filepath.Join(s.dir, "cluster.log")
 		_ = os.WriteFile(logs, []byte(cluster.Logs()), 0o644)
-		if err := cluster.Alive(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("not every Job completed within %s: %s (see %s and %s)", s.timeout, rec.progress(),
-			filepath.Join(s.dir, "manager.log"), logs)
+		return nil, fmt.Errorf("%w: %s (see %s and %s)", err, rec.progress(), filepath.Join(s.dir, "manager.log"), logs)
 	}
 	if err := rec.writeCSV(filepath.Join(s.dir, "jobs.csv")); err != nil {
 		return nil, err
@@ -150,6 +145,27 @@ func (s *jobsSide) run(ctx context.Context) (*jobsResult, error) {
 	}
 	res.writes = counts[managerUser]
 	return res, nil
+}
+
+// wait returns when every Job has completed, or with an error as soon as the
+// manager or a cluster component exits, or the run times out.
+func (s *jobsSide) wait(ctx context.Context, rec *jobRecorder, mgr *process, cluster *kubecluster.Cluster) error {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-rec.done:
+			return nil
+		case <-mgr.done:
+			return errors.New("the manager exited")
+		case <-ctx.Done():
+			return fmt.Errorf("not every Job completed within %s", s.timeout)
+		case <-tick.C:
+			if err := cluster.Alive(); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // kueueManager is the command line of Kueue's own manager (cmd/kueue) with
