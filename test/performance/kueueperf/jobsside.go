@@ -171,12 +171,12 @@ func (s *jobsSide) wait(ctx context.Context, rec *jobRecorder, mgr *process, clu
 // kueueManager is the command line of Kueue's own manager (cmd/kueue) with
 // the configuration Kueue ships (config/components/manager: client QPS 50 and
 // burst 100, the same controller concurrency; without them Kueue's defaults
-// are QPS 20 and burst 30), but only the batch/job integration, no leader
+// are QPS 20 and burst 30; --kueue-qps changes the QPS, the burst following), but only the batch/job integration, no leader
 // election, no internal certificate management and no visibility API server. Kueue's webhooks are not registered with the API server (the
 // load creates its Jobs suspended, as Kueue's webhook would), but its webhook
 // server still needs a certificate, and its metrics server reads one from the
 // fixed path /etc/kueue/metrics/certs: both get a self-signed one.
-func kueueManager(bin, dir string) func(kubeconfig string) ([]string, error) {
+func kueueManager(bin, dir string, qps int) func(kubeconfig string) ([]string, error) {
 	return func(kubeconfig string) ([]string, error) {
 		certDir := filepath.Join(dir, "webhook-certs")
 		if err := writeSelfSignedCert(certDir); err != nil {
@@ -216,11 +216,11 @@ controller:
     ClusterQueue.kueue.x-k8s.io: 1
     ResourceFlavor.kueue.x-k8s.io: 1
 clientConnection:
-  qps: 50
-  burst: 100
+  qps: %d
+  burst: %d
 integrations:
   frameworks: ["batch/job"]
-`, webhookPort, certDir)
+`, webhookPort, certDir, qps, 2*qps)
 		path := filepath.Join(dir, "kueue-config.yaml")
 		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
 			return nil, err

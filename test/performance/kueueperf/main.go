@@ -32,6 +32,7 @@ import (
 type options struct {
 	load                         string
 	kueue, stages, quokkaConfig  string
+	kueueQPS                     int
 	runner, minimalKueue, quokka string
 	kueueCRDs, quokkaCRDs        string
 	kueueConfigs                 string
@@ -50,6 +51,7 @@ func main() {
 	flag.StringVar(&o.load, "load", "runner", `"runner": Kueue's scheduler performance runner plays workloads (sides quokka, minimalkueue); "jobs": batch/v1 Jobs get pods on KWOK's fake nodes (sides quokka, kueue: Kueue's own manager)`)
 	flag.StringVar(&o.kueue, "kueue", "", "path to Kueue's manager (cmd/kueue), for the kueue side of --load jobs")
 	flag.StringVar(&o.quokkaConfig, "quokka-config", "", "a Configuration file for quokka manager (its --config), e.g. to give it Kueue's client limits")
+	flag.IntVar(&o.kueueQPS, "kueue-qps", 50, "the kueue side's clientConnection.qps (burst twice that); 50 is what Kueue ships")
 	flag.StringVar(&o.stages, "stages", filepath.Join("test", "kubecluster", "stages.yaml"), "KWOK's stages, for --load jobs")
 	flag.StringVar(&o.runner, "runner", "", "path to Kueue's scheduler performance runner")
 	flag.StringVar(&o.minimalKueue, "minimalkueue", "", "path to Kueue's minimalkueue")
@@ -272,7 +274,10 @@ func runJobs(o options) error {
 				return errors.New("--kueue is required for the kueue side")
 			}
 			s.crds = o.kueueCRDs
-			s.manager = kueueManager(o.kueue, dir)
+			if o.kueueQPS <= 0 {
+				return fmt.Errorf("--kueue-qps must be positive, got %d", o.kueueQPS)
+			}
+			s.manager = kueueManager(o.kueue, dir, o.kueueQPS)
 		default:
 			return fmt.Errorf("--sides: unknown side %q for --load jobs (quokka, kueue)", name)
 		}
