@@ -58,6 +58,10 @@ type EngineOptions struct {
 	// AdmissionFairSharing is the Configuration's admissionFairSharing block
 	// when the AdmissionFairSharing gate is on; nil otherwise.
 	AdmissionFairSharing *configv1beta2.AdmissionFairSharing
+	// WaitOnOverlappingTargets is the RecomputeAssignmentUponPreemptionTargetsOverlap
+	// gate turned off: a preemptor whose victims are already being evicted waits for
+	// them instead of evicting victims of its own.
+	WaitOnOverlappingTargets bool
 }
 
 // NewEngineFunc builds an engine. It fails when the options ask for something the

@@ -198,7 +198,10 @@ func (s *sim) start() error {
 // engine; a Configuration applied during the run restarts the manager, so the
 // engine is rebuilt from the objects as they are at that instant.
 func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.Source) error {
-	opts := EngineOptions{DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration)}
+	opts := EngineOptions{
+		DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
+		WaitOnOverlappingTargets:  !cfg.FeatureGate(configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
+	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing
 	}

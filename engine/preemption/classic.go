@@ -133,8 +133,19 @@ func classic(c *quota.Cache, q *quota.ClusterQueue, p *Preemptor, src Source, fr
 	for _, l := range [][]*classicCand{own, hier, prio} {
 		slices.SortFunc(l, func(a, b *classicCand) int { return compareCandidates(a.Candidate, b.Candidate, q.Name()) })
 	}
+	// Kueue takes the workloads already being evicted of every group first
+	// (each group's sort puts them at its front), then the rest, group by
+	// group.
 	order := make([]*classicCand, 0, len(own)+len(hier)+len(prio))
-	order = append(append(append(order, hier...), prio...), own...)
+	for _, evicting := range []bool{true, false} {
+		for _, l := range [][]*classicCand{hier, prio, own} {
+			for _, cand := range l {
+				if cand.Evicting == evicting {
+					order = append(order, cand)
+				}
+			}
+		}
+	}
 	for _, borrow := range tries {
 		if t := attempt(c, q, p, frs, order, borrow); t != nil {
 			return t

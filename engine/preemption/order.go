@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// less is Kueue's candidate order: workloads of other (borrowing) queues before
+// less is Kueue's candidate order: workloads already being evicted first, then
+// workloads of other (borrowing) queues before
 // the preemptor's own queue, then, within a queue that uses admission fair
 // sharing, those of the LocalQueue that used more, then lower priority, then
 // the most recently admitted, then UID and name so that the order is total.
@@ -17,6 +18,11 @@ func less(a, b *Candidate, own string) bool {
 func compareCandidates(a, b *Candidate, own string) int {
 	aOwn, bOwn := a.ClusterQueue == own, b.ClusterQueue == own
 	switch {
+	case a.Evicting != b.Evicting:
+		if a.Evicting {
+			return -1
+		}
+		return 1
 	case aOwn != bOwn:
 		if aOwn {
 			return 1

@@ -31,6 +31,13 @@ type Candidate struct {
 	// from different LocalQueues, the one of the LocalQueue that used more
 	// goes first (Kueue's CandidatesOrdering). nil otherwise.
 	LQUsage *int64
+	// Evicting marks a workload already being evicted for another
+	// preemptor. Only searches that list such workloads at all (see the
+	// scheduler's WaitOnOverlappingTargets) set it; they come before every
+	// other candidate, as Kueue's CandidatesOrdering puts evicted workloads
+	// first, so that a search counts on evictions already under way before
+	// it asks for new ones.
+	Evicting bool
 }
 
 // Preemptor is the pending workload that needs room.

@@ -8,23 +8,24 @@ import (
 
 // The manager's Configuration reaches the engine: fair sharing is on when the
 // fairSharing block is present (002: "The manager turns fair sharing on when the
-// block is present"), and the DQO gate is read once.
+// block is present"), and the DQO and RecomputeAssignmentUponPreemptionTargetsOverlap
+// gates are read once.
 func TestOptionsFromConfiguration(t *testing.T) {
 	plain, err := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := OptionsFromConfiguration(plain); o.FairSharing != nil || o.DynamicQuotaOrchestration {
-		t.Errorf("defaults: %+v, want fair sharing and DQO off", o)
+	if o := OptionsFromConfiguration(plain); o.FairSharing != nil || o.DynamicQuotaOrchestration || o.WaitOnOverlappingTargets {
+		t.Errorf("defaults: %+v, want fair sharing and DQO off, and recomputation upon overlapping targets on", o)
 	}
 	fs, err := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n" +
 		"fairSharing:\n  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n" +
-		"featureGates:\n  DynamicQuotaOrchestration: true\n"))
+		"featureGates:\n  DynamicQuotaOrchestration: true\n  RecomputeAssignmentUponPreemptionTargetsOverlap: false\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := OptionsFromConfiguration(fs)
-	if o.FairSharing == nil || len(o.FairSharing.PreemptionStrategies) != 2 || !o.DynamicQuotaOrchestration {
-		t.Errorf("got %+v, want fair sharing with both strategies and DQO on", o)
+	if o.FairSharing == nil || len(o.FairSharing.PreemptionStrategies) != 2 || !o.DynamicQuotaOrchestration || !o.WaitOnOverlappingTargets {
+		t.Errorf("got %+v, want fair sharing with both strategies, DQO on and preemptors waiting on overlapping targets", o)
 	}
 }

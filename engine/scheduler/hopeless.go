@@ -25,6 +25,11 @@ const (
 	// leave is promised to preemptors of the cycle (fitsOnceEvicted): the
 	// workload neither preempts nor holds now, and searches again next cycle.
 	scopeContended
+	// scopeOverlap: under WaitOnOverlappingTargets, the search's victims
+	// include a workload already being evicted; the workload waits for that
+	// eviction, neither preempting nor holding, and searches again next
+	// cycle.
+	scopeOverlap
 )
 
 // scopeOf tells, without running it, what classic preemption's search for r
@@ -100,7 +105,7 @@ func (s *Scheduler) scope(q *quota.ClusterQueue, r *record, a *flavorassigner.As
 		if !usesAnyOf(cand.admission.Usage, short) {
 			continue
 		}
-		if _, busy := s.victimOf[cand.info.Key]; busy {
+		if _, busy := s.victimOf[cand.info.Key]; busy && !s.listEvicting {
 			continue // already leaving for another preemptor
 		}
 		found = true

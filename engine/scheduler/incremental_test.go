@@ -35,7 +35,7 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 		fair, quiet := seed%5 == 0, seed%3 == 0
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			t.Parallel()
-			incrementalAgainstFull(t, seed, fair, quiet, false)
+			incrementalAgainstFull(t, seed, stream{fair: fair, quiet: quiet})
 		})
 	}
 }
@@ -50,7 +50,7 @@ func TestIncrementalCycleDecidesAsFullCycleOneFlavor(t *testing.T) {
 		for seed := uint64(1); seed <= propertySeeds(t, 4, 3); seed++ {
 			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 				t.Parallel()
-				late.Add(incrementalAgainstFull(t, seed, false, seed%3 == 0, true))
+				late.Add(incrementalAgainstFull(t, seed, stream{quiet: seed%3 == 0, oneFlavor: true}))
 			})
 		}
 	})
@@ -59,14 +59,35 @@ func TestIncrementalCycleDecidesAsFullCycleOneFlavor(t *testing.T) {
 	}
 }
 
+// The same with RecomputeAssignmentUponPreemptionTargetsOverlap off
+// (Options.WaitOnOverlappingTargets), where a preemptor whose victims overlap
+// the evictions in flight waits and its queue stays awake; seed 2 runs with
+// fair sharing.
+func TestIncrementalCycleDecidesAsFullCycleWaitingOnOverlaps(t *testing.T) {
+	for seed := uint64(1); seed <= propertySeeds(t, 3, 2); seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			t.Parallel()
+			incrementalAgainstFull(t, seed, stream{fair: seed == 2, quiet: seed == 3, overlapWaits: true})
+		})
+	}
+}
+
+// stream is how a random stream is played: with fair sharing, quiet
+// incremental cycles, one flavor per ClusterQueue, or preemptors waiting on
+// overlapping targets.
+type stream struct {
+	fair, quiet, oneFlavor, overlapWaits bool
+}
+
 // incrementalAgainstFull plays one seed's random stream through an
 // incremental and a full-walk scheduler and compares every cycle (see
 // TestIncrementalCycleDecidesAsFullCycle); it returns how many sleeping
 // queues preemptions woke within their cycle.
-func incrementalAgainstFull(t *testing.T, seed uint64, fair, quiet, oneFlavor bool) uint64 {
+func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 	const steps = 3000
-	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: oneFlavor}
-	opts := Options{}
+	fair, quiet := st.fair, st.quiet
+	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor}
+	opts := Options{WaitOnOverlappingTargets: st.overlapWaits}
 	if fair {
 		opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
 	}
@@ -106,14 +127,6 @@ func incrementalAgainstFull(t *testing.T, seed uint64, fair, quiet, oneFlavor bo
 			cycles++
 			if woken && !reflect.DeepEqual(da, db) {
 				t.Fatalf("step %d: after WakeAll, incremental and full cycles decided differently:\n%v\n%v", i, da, db)
-			}
-			if i == 2784 && oneFlavor {
-				for _, d := range da {
-					t.Logf("INC %v", d)
-				}
-				for _, d := range db {
-					t.Logf("FULL %v", d)
-				}
 			}
 			compareIncremental(t, i, da, db)
 			for _, d := range da {

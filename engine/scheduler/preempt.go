@@ -320,6 +320,11 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		}
 		return out, false, scope, own
 	}
+	if s.opts.WaitOnOverlappingTargets && s.overlapsInFlight(targets) {
+		// Kueue's "Workload has overlapping preemption targets with another
+		// workload": it evicts nothing, and searches again next cycle.
+		return out, false, scopeOverlap, nil
+	}
 	if !s.fitsOnceEvicted(q, res.Preemption, targets) {
 		// The room these victims would leave is promised to preemptors of
 		// this cycle: evicting them would be wasted. Next cycle it searches
@@ -434,6 +439,19 @@ func (f failedSearch) same(o failedSearch) bool {
 // candidates.
 // The search does not run when scopeOf finds it hopeless (scopeNone).
 func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (targets []preemption.Target, scope searchScope, own *need) {
+	if s.opts.WaitOnOverlappingTargets && len(s.victimOf) > 0 {
+		// The victims in flight still hold their quota and are candidates,
+		// first in order; the room they will free is nobody's yet, as in
+		// Kueue's snapshot, which does not count waiting preemptors.
+		s.listEvicting = true
+		defer func() { s.listEvicting = false }()
+		if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
+			return nil, scope, own
+		}
+		p := s.preemptorOf(q, r, a)
+		targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
+		return targets, scope, own
+	}
 	s.withVictimsGone(func() {
 		if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
 			return
@@ -442,6 +460,17 @@ func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassig
 		targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
 	})
 	return targets, scope, own
+}
+
+// overlapsInFlight tells whether a search's targets include a workload
+// already being evicted, for a waiting preemptor or for a dropped one.
+func (s *Scheduler) overlapsInFlight(targets []preemption.Target) bool {
+	for _, t := range targets {
+		if _, busy := s.victimOf[t.Key]; busy {
+			return true
+		}
+	}
+	return false
 }
 
 // withVictimsGone runs f with the victims of preemptions in flight released
@@ -508,7 +537,7 @@ func preemptionMessage(r *record, cq, reason string) string {
 }
 
 // source lists a queue's admitted workloads that are not already being evicted
-// for another preemptor.
+// for another preemptor, or, while listEvicting, all of them.
 type source struct{ s *Scheduler }
 
 func (src source) Admitted(cq string) []*preemption.Candidate {
@@ -527,21 +556,22 @@ func (src source) Admitted(cq string) []*preemption.Candidate {
 	// LocalQueue's decayed usage, read afresh each time: no caching there.
 	cacheable := s.inCycle && !afsQueue
 	if cacheable {
-		if l, ok := s.admittedCands[cq]; ok && l.cycle == s.cycle && l.victimsVer == s.victimsVer {
+		if l, ok := s.admittedCands[cq]; ok && l.cycle == s.cycle && l.victimsVer == s.victimsVer && l.evicting == s.listEvicting {
 			return l.list
 		}
 	}
 	out := src.admitted(cq, afsQueue)
 	if cacheable {
-		s.admittedCands[cq] = candidateList{cycle: s.cycle, victimsVer: s.victimsVer, list: out}
+		s.admittedCands[cq] = candidateList{cycle: s.cycle, victimsVer: s.victimsVer, evicting: s.listEvicting, list: out}
 	}
 	return out
 }
 
 // candidateList is a ClusterQueue's candidates at one cycle and set of
-// victims in flight.
+// victims in flight, with or without those victims (listEvicting).
 type candidateList struct {
 	cycle, victimsVer uint64
+	evicting          bool
 	list              []*preemption.Candidate
 }
 
@@ -550,7 +580,8 @@ func (src source) admitted(cq string, afsQueue bool) []*preemption.Candidate {
 	m := src.s.admittedByCQ[cq]
 	out := make([]*preemption.Candidate, 0, len(m))
 	for key, r := range m {
-		if _, busy := src.s.victimOf[key]; busy {
+		_, busy := src.s.victimOf[key]
+		if busy && !src.s.listEvicting {
 			continue
 		}
 		if src.s.inCycle && r.admittedCycle == src.s.cycle {
@@ -561,6 +592,7 @@ func (src source) admitted(cq string, afsQueue bool) []*preemption.Candidate {
 				Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage,
 				Labels: r.info.Labels, LocalQueue: r.lq}
 		}
+		r.cand.Evicting = busy
 		r.cand.LQUsage = nil
 		if afsQueue {
 			u := src.s.afsKey(r.lq)

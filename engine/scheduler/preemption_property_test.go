@@ -44,13 +44,15 @@ func TestPropertyConfirmedPreemptionsSettle(t *testing.T) {
 	if testing.Short() {
 		steps = 500
 	}
-	for seed := uint64(1); seed <= 8; seed++ {
-		// Seeds 7 and 8 run with fair sharing.
-		fair := seed > 6
+	for seed := uint64(1); seed <= 10; seed++ {
+		// Seeds 7, 8 and 10 run with fair sharing; 9 and 10 with preemptors
+		// waiting on overlapping targets (the
+		// RecomputeAssignmentUponPreemptionTargetsOverlap gate off).
+		fair := seed > 6 && seed != 9
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			t.Parallel()
 			g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair}
-			opts := Options{}
+			opts := Options{WaitOnOverlappingTargets: seed > 8}
 			if fair {
 				opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
 			}

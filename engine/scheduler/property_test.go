@@ -295,12 +295,14 @@ func TestPropertyRandomStreams(t *testing.T) {
 	if testing.Short() {
 		steps = 500
 	}
-	for seed := uint64(1); seed <= 6; seed++ {
-		// Seeds 5 and 6 run with fair sharing.
-		fair := seed > 4
+	for seed := uint64(1); seed <= 8; seed++ {
+		// Seeds 5, 6 and 8 run with fair sharing; 7 and 8 with preemptors
+		// waiting on overlapping targets (the
+		// RecomputeAssignmentUponPreemptionTargetsOverlap gate off).
+		fair := seed > 4 && seed != 7
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair}
-			opts := Options{}
+			opts := Options{WaitOnOverlappingTargets: seed > 6}
 			if fair {
 				opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
 			}
@@ -327,7 +329,7 @@ func TestPropertyRandomStreams(t *testing.T) {
 			holding := map[types.NamespacedName]bool{}
 			// evicting holds victims named by a Preempt and not yet confirmed.
 			evicting := map[types.NamespacedName]bool{}
-			cycles, admitted, preempted := 0, 0, 0
+			cycles, admitted, preempted, overlaps := 0, 0, 0, 0
 			for i := range steps {
 				o, cycle := g.step(a)
 				if !cycle {
@@ -345,6 +347,11 @@ func TestPropertyRandomStreams(t *testing.T) {
 					cycles++
 					if !reflect.DeepEqual(da, db) {
 						t.Fatalf("step %d: same input, different decisions:\n%v\n%v", i, da, db)
+					}
+					for _, d := range da {
+						if p, ok := d.(Pending); ok && p.Message == overlappingTargetsMessage {
+							overlaps++
+						}
 					}
 					for k, v := range violations(a) {
 						if v > before[k] {
@@ -392,7 +399,10 @@ func TestPropertyRandomStreams(t *testing.T) {
 			if preempted == 0 {
 				t.Fatalf("the stream must exercise preemption")
 			}
-			t.Logf("%d steps, %d cycles, %d admissions, %d preemptions", steps, cycles, admitted, preempted)
+			if opts.WaitOnOverlappingTargets && overlaps == 0 {
+				t.Fatalf("the stream must make a preemptor wait on overlapping targets")
+			}
+			t.Logf("%d steps, %d cycles, %d admissions, %d preemptions, %d waits on overlapping targets", steps, cycles, admitted, preempted, overlaps)
 		})
 	}
 }

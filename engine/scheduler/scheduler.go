@@ -44,6 +44,16 @@ type Options struct {
 	// that reads reasons only when it asks for them, as the simulator does at
 	// the end of a run.
 	QuietCycles bool
+	// WaitOnOverlappingTargets is Kueue's behaviour with its
+	// RecomputeAssignmentUponPreemptionTargetsOverlap gate off (and Kueue's
+	// before v0.20, where the gate did not exist): a preemption search lists
+	// the workloads already being evicted, first, and a preemptor whose
+	// victims would include one of them evicts nothing and waits for that
+	// eviction to finish, searching again once it has. Off (the gate's
+	// default), victims in flight count as gone and their room as promised
+	// to their preemptors, so a second preemptor evicts victims of its own at
+	// once (Kueue's recomputation upon overlap).
+	WaitOnOverlappingTargets bool
 }
 
 // Scheduler holds the engine's state. It is not safe for concurrent use.
@@ -90,6 +100,10 @@ type Scheduler struct {
 	// admitted, removed, or can no longer fit) and that still hold quota:
 	// the driver evicts them all the same.
 	orphans []types.NamespacedName
+	// listEvicting is set while a search under WaitOnOverlappingTargets
+	// runs: it sees the victims in flight still holding their quota, and
+	// the candidate lists include them (source.Admitted).
+	listEvicting bool
 	// phantoms are the charges made for waiting preemptors during a cycle.
 	phantoms []types.NamespacedName
 	// ready lists, per ClusterQueue, the preemptors whose victims have all let

@@ -177,6 +177,11 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 	}
 }
 
+// overlappingTargetsMessage is the Pending message of a preemptor that waits
+// for evictions in flight its victims overlap (WaitOnOverlappingTargets), in
+// Kueue's words.
+const overlappingTargetsMessage = "Workload has overlapping preemption targets with another workload"
+
 // settleUnfit preempts for a workload that does not fit, when its queue may,
 // or leaves it pending with the assigner's reason; a workload that needs
 // preemption but found no victims may hold quota for the rest of the cycle
@@ -187,6 +192,11 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	if preempted {
 		rn.outcome.active = true
 		return out, true
+	}
+	if scope == scopeOverlap {
+		rn.outcome.active = true
+		return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonWaitingForPreemption,
+			Message: overlappingTargetsMessage})), false
 	}
 	if res.Preemption != nil && s.canPreempt(rn.q) && s.deferFit(rn.q, r, res.Preemption) {
 		rn.outcome.active = true

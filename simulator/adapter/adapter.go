@@ -50,6 +50,7 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration,
 		FairSharing:               opts.FairSharing,
 		AdmissionFairSharing:      opts.AdmissionFairSharing,
+		WaitOnOverlappingTargets:  opts.WaitOnOverlappingTargets,
 		// The simulator reads reasons only from the cycle after WakeAll,
 		// at the end of a run (Engine.WakeAll).
 		QuietCycles: true,

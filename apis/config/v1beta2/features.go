@@ -20,6 +20,11 @@ const (
 	FeatureAdmissionFairSharingAnchorAtQuotaReservation Feature = "AdmissionFairSharingAnchorAtQuotaReservation"
 	// FeatureLocalQueueMetrics exports per-LocalQueue metrics.
 	FeatureLocalQueueMetrics Feature = "LocalQueueMetrics"
+	// FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: a preemptor whose
+	// victims are already being evicted for another preemptor looks for victims
+	// of its own at once (on, Kueue v0.20's default), or evicts nothing and waits
+	// for those evictions to finish (off, and Kueue before v0.20).
+	FeatureRecomputeAssignmentUponPreemptionTargetsOverlap Feature = "RecomputeAssignmentUponPreemptionTargetsOverlap"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -44,10 +49,11 @@ type FeatureSpec struct {
 // than ignored, because a Kueue gate Quokka does not implement would otherwise look
 // as if it had taken effect.
 var knownFeatures = map[Feature]FeatureSpec{
-	FeatureDynamicQuotaOrchestration:                    {Default: false, Maturity: Alpha},
-	FeatureAdmissionFairSharing:                         {Default: true, Maturity: Beta},
-	FeatureAdmissionFairSharingAnchorAtQuotaReservation: {Default: true, Maturity: Beta},
-	FeatureLocalQueueMetrics:                            {Default: true, Maturity: Beta},
+	FeatureDynamicQuotaOrchestration:                       {Default: false, Maturity: Alpha},
+	FeatureAdmissionFairSharing:                            {Default: true, Maturity: Beta},
+	FeatureAdmissionFairSharingAnchorAtQuotaReservation:    {Default: true, Maturity: Beta},
+	FeatureLocalQueueMetrics:                               {Default: true, Maturity: Beta},
+	FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

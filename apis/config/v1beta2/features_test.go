@@ -17,6 +17,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeatureAdmissionFairSharing:                         true,
 		FeatureAdmissionFairSharingAnchorAtQuotaReservation: true,
 		FeatureLocalQueueMetrics:                            true,
+		// Kueue v0.20's default; Kueue before v0.20 behaves as if it were off.
+		FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)
