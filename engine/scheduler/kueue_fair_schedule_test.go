@@ -93,6 +93,11 @@ type kfScheduleCase struct {
 	// wantReason gives the Pending reason of some workloads; preemptors must
 	// wait with WaitingForPreemption whatever this says.
 	wantReason map[string]string
+	// overlapWaits runs the case with Kueue's
+	// RecomputeAssignmentUponPreemptionTargetsOverlap gate off; wantMessage
+	// gives the Pending message of some workloads.
+	overlapWaits bool
+	wantMessage  map[string]string
 }
 
 func kfAdmitSummary(ds []Decision) []string {
@@ -160,8 +165,23 @@ func kfRunSchedule(t *testing.T, tc kfScheduleCase) {
 	if tc.noFS {
 		opts = Options{}
 	}
+	opts.WaitOnOverlappingTargets = tc.overlapWaits
 	s := world(t, opts, objs...)
 	ds := s.Cycle(now)
+	for k, want := range tc.wantMessage {
+		found := false
+		for _, d := range ds {
+			if p, ok := d.(Pending); ok && p.Workload.String() == k {
+				found = true
+				if p.Message != want {
+					t.Errorf("%s: message %q, want %q", k, p.Message, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no Pending decision", k)
+		}
+	}
 
 	if got, want := kfAdmitSummary(ds), kfSorted(tc.wantAdmit); !slices.Equal(got, want) {
 		t.Errorf("admitted %q, want %q", got, want)
@@ -613,15 +633,13 @@ func TestKueueScheduleForFairSharing(t *testing.T) {
 			// other-gamma borrows all 9 CPUs of resource-bank. Both pending
 			// workloads need 3 of them and their queue's own resource: the
 			// higher-priority one goes first and takes a1 and c1. Kueue's
-			// table pins RecomputeAssignmentUponPreemptionTargetsOverlap off,
-			// so there the other, whose targets overlap (c1), is skipped for
-			// the cycle. With the gate at its default (on), Kueue recomputes
-			// its assignment as if c1 were gone: the CPUs then fit and it
-			// preempts b1 alone. Quokka never picks a victim in flight again
-			// and counts on its eviction, as the default does: asserted here.
+			// table pins RecomputeAssignmentUponPreemptionTargetsOverlap off
+			// (ported as is below). With the gate at its default (on), Kueue
+			// recomputes the other's assignment as if c1 were gone: the CPUs
+			// then fit and it preempts b1 alone, as Quokka does by default.
 			// (Kueue's c1 holds no quota for gamma-resource; here it holds its
 			// 1, within other-gamma's quota, which changes no share.)
-			name: "multiple preemptions skip overlapping preemption targets",
+			name: "multiple preemptions skip overlapping preemption targets (RecomputeAssignmentUponPreemptionTargetsOverlap=true)",
 			cqs: []*kueue.ClusterQueue{
 				MakeClusterQueue("other-alpha").Cohort("other").Preemption(kfAny, kfLower).
 					Quota("default", kfCPU, "0").Quota("default", "alpha-resource", "1").Obj(),
@@ -654,6 +672,45 @@ func TestKueueScheduleForFairSharing(t *testing.T) {
 				"eng-beta/pretending-preemptor<-eng-beta/b1:" + PreemptionInClusterQueue,
 			},
 			wantPending: []string{"eng-alpha/preemptor", "eng-beta/pretending-preemptor"},
+		},
+		{
+			// Kueue's own case, with the gate off: the other preemptor's
+			// targets (c1 first, already being evicted, then b1) overlap the
+			// first's, so it evicts nothing this cycle.
+			name:         "multiple preemptions skip overlapping preemption targets",
+			overlapWaits: true,
+			cqs: []*kueue.ClusterQueue{
+				MakeClusterQueue("other-alpha").Cohort("other").Preemption(kfAny, kfLower).
+					Quota("default", kfCPU, "0").Quota("default", "alpha-resource", "1").Obj(),
+				MakeClusterQueue("other-beta").Cohort("other").Preemption(kfAny, kfLower).
+					Quota("default", kfCPU, "0").Quota("default", "beta-resource", "1").Obj(),
+				MakeClusterQueue("other-gamma").Cohort("other").Preemption(kfAny, kfLower).
+					Quota("default", kfCPU, "0").Quota("default", "gamma-resource", "1").Obj(),
+				MakeClusterQueue("resource-bank").Cohort("other").Quota("default", kfCPU, "9").Obj(),
+			},
+			lqs: []*kueue.LocalQueue{
+				MakeLocalQueue("eng-alpha", "other", "other-alpha").Obj(),
+				MakeLocalQueue("eng-beta", "other", "other-beta").Obj(),
+				MakeLocalQueue("eng-gamma", "other", "other-gamma").Obj(),
+			},
+			workloads: []*kueue.Workload{
+				MakeWorkload("eng-alpha", "a1").Priority(0).Queue("other").Request("alpha-resource", "1").
+					ReserveQuota("other-alpha", "default").QuotaReservedAt(kfSchedNow).Obj(),
+				MakeWorkload("eng-beta", "b1").Priority(0).Queue("other").Request("beta-resource", "1").
+					ReserveQuota("other-beta", "default").QuotaReservedAt(kfSchedNow).Obj(),
+				MakeWorkload("eng-gamma", "c1").Priority(0).Queue("other").Request(kfCPU, "9").Request("gamma-resource", "1").
+					ReserveQuota("other-gamma", "default").QuotaReservedAt(kfSchedNow).Obj(),
+				MakeWorkload("eng-alpha", "preemptor").Priority(100).Queue("other").
+					Request(kfCPU, "3").Request("alpha-resource", "1").Obj(),
+				MakeWorkload("eng-beta", "pretending-preemptor").Priority(99).Queue("other").
+					Request(kfCPU, "3").Request("beta-resource", "1").Obj(),
+			},
+			wantPreempt: []string{
+				"eng-alpha/preemptor<-eng-alpha/a1:" + PreemptionInClusterQueue,
+				"eng-alpha/preemptor<-eng-gamma/c1:" + PreemptionInCohortFairSharing,
+			},
+			wantPending: []string{"eng-alpha/preemptor", "eng-beta/pretending-preemptor"},
+			wantMessage: map[string]string{"eng-beta/pretending-preemptor": overlappingTargetsMessage},
 		},
 		{
 			name: "not enough resources with fair sharing enabled",

@@ -179,7 +179,8 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 
 // overlappingTargetsMessage is the Pending message of a preemptor that waits
 // for evictions in flight its victims overlap (WaitOnOverlappingTargets), in
-// Kueue's words.
+// Kueue's words. Its reason stays the flavor assigner's: like Kueue's skipped
+// workload (reason WaitingForQuota), it made no preemption of its own.
 const overlappingTargetsMessage = "Workload has overlapping preemption targets with another workload"
 
 // settleUnfit preempts for a workload that does not fit, when its queue may,
@@ -195,7 +196,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	}
 	if scope == scopeOverlap {
 		rn.outcome.active = true
-		return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonWaitingForPreemption,
+		return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason,
 			Message: overlappingTargetsMessage})), false
 	}
 	if res.Preemption != nil && s.canPreempt(rn.q) && s.deferFit(rn.q, r, res.Preemption) {
