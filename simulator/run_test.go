@@ -136,11 +136,15 @@ func TestConfigurationChangeRebuildsTheEngine(t *testing.T) {
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 metadata: {annotations: {simulation.quokka.dev/at: 1h}}
-featureGates: {DynamicQuotaOrchestration: true}
+featureGates: {DynamicQuotaOrchestration: true, RecomputeAssignmentUponPreemptionTargetsOverlap: false}
 `)
 	res, engines := run(t, d, Options{}, nil)
 	if len(engines) != 2 || engines[0].opts.DynamicQuotaOrchestration || !engines[1].opts.DynamicQuotaOrchestration {
 		t.Fatalf("want the default engine, then one with the gate on; got %d engines", len(engines))
+	}
+	if engines[0].opts.WaitOnOverlappingTargets || !engines[1].opts.WaitOnOverlappingTargets {
+		t.Errorf("want preemptors to wait on overlapping targets only once the RecomputeAssignmentUponPreemptionTargetsOverlap gate is off; got %v then %v",
+			engines[0].opts.WaitOnOverlappingTargets, engines[1].opts.WaitOnOverlappingTargets)
 	}
 	w := engines[1].wls[types.NamespacedName{Namespace: "ns", Name: "a"}]
 	if w == nil || w.wl.Status.Admission == nil || w.wl.Status.Admission.ClusterQueue != "cq" {

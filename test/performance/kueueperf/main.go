@@ -32,6 +32,7 @@ import (
 type options struct {
 	load                         string
 	kueue, stages, quokkaConfig  string
+	quokkaGates                  string
 	kueueQPS                     int
 	runner, minimalKueue, quokka string
 	kueueCRDs, quokkaCRDs        string
@@ -51,6 +52,7 @@ func main() {
 	flag.StringVar(&o.load, "load", "runner", `"runner": Kueue's scheduler performance runner plays workloads (sides quokka, minimalkueue); "jobs": batch/v1 Jobs get pods on KWOK's fake nodes (sides quokka, kueue: Kueue's own manager)`)
 	flag.StringVar(&o.kueue, "kueue", "", "path to Kueue's manager (cmd/kueue), for the kueue side of --load jobs")
 	flag.StringVar(&o.quokkaConfig, "quokka-config", "", "a Configuration file for quokka manager (its --config), e.g. to give it Kueue's client limits")
+	flag.StringVar(&o.quokkaGates, "quokka-feature-gates", asKueueV017, `quokka manager's --feature-gates; the default makes it decide as Kueue v0.17.0, the Kueue both loads run against, which predates RecomputeAssignmentUponPreemptionTargetsOverlap and behaves as with it off; "" for Quokka's own defaults; with --quokka-config, put featureGates in the file instead`)
 	flag.IntVar(&o.kueueQPS, "kueue-qps", 50, "the kueue side's clientConnection.qps (burst twice that); 50 is what Kueue ships")
 	flag.StringVar(&o.stages, "stages", filepath.Join("test", "kubecluster", "stages.yaml"), "KWOK's stages, for --load jobs")
 	flag.StringVar(&o.runner, "runner", "", "path to Kueue's scheduler performance runner")
@@ -68,6 +70,15 @@ func main() {
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
 	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory (made with --config) and print each class's admission phase and the runner's lag; runs nothing")
 	flag.Parse()
+	gatesSet := false
+	flag.Visit(func(f *flag.Flag) { gatesSet = gatesSet || f.Name == "quokka-feature-gates" })
+	if o.quokkaConfig != "" {
+		if gatesSet && o.quokkaGates != "" {
+			fmt.Fprintln(os.Stderr, "kueueperf: --quokka-feature-gates and --quokka-config: quokka manager takes its gates from one or the other; put them in the file's featureGates")
+			os.Exit(2)
+		}
+		o.quokkaGates = ""
+	}
 	// envtest and the clients log through controller-runtime; the harness
 	// reports through its table and the processes' own logs, so theirs go
 	// nowhere (unset, controller-runtime prints a warning with a stack).
@@ -218,8 +229,18 @@ func (o options) quokkaManager(dir, kubeconfig string) []string {
 	if o.quokkaConfig != "" {
 		args = append(args, "--config", o.quokkaConfig)
 	}
+	if o.quokkaGates != "" {
+		args = append(args, "--feature-gates", o.quokkaGates)
+	}
 	return args
 }
+
+// asKueueV017 is quokka manager's --feature-gates by default: Kueue v0.17.0,
+// on the other side of both loads, has no
+// RecomputeAssignmentUponPreemptionTargetsOverlap gate and decides as Kueue
+// v0.20 does with it off (a preemptor whose victims are already being evicted
+// waits for them), where Quokka's default follows Kueue v0.20's (on).
+const asKueueV017 = "RecomputeAssignmentUponPreemptionTargetsOverlap=false"
 
 // runJobs runs the Jobs load (--load jobs) on each side and prints the table.
 func runJobs(o options) error {
