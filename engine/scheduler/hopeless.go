@@ -48,7 +48,8 @@ const (
 // under fair sharing, with a PreemptionConfig, and whenever OwnQueueOnly does
 // not hold. Like the search, it must run with the victims of preemptions in
 // flight released (withVictimsGone): they count as gone, and are no
-// candidates.
+// candidates; or, under WaitOnOverlappingTargets, with them holding their
+// quota and listed (listEvicting), when they count as candidates.
 func (s *Scheduler) scopeOf(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (searchScope, *need) {
 	return s.scope(q, r, a, true)
 }

@@ -24,6 +24,21 @@ func (o *oracle) SimulatePreemption(q *quota.ClusterQueue, fr resources.FlavorRe
 	s.oracleRuns++
 	var p flavorassigner.Possibility
 	var h int
+	if s.opts.WaitOnOverlappingTargets && len(s.victimOf) > 0 {
+		// As the real search then does (findVictims): the victims in flight
+		// hold their quota and are candidates, first in order, as in
+		// Kueue's nomination, which picks the flavor whose search finds
+		// them and then skips the workload for overlapping them.
+		s.withEvictingListed(func() {
+			if s.hopeless(q, o.r, &flavorassigner.Assignment{Usage: resources.Amounts{fr: quantity}}) {
+				p = flavorassigner.NoCandidates
+				h, _ = quota.BorrowHeight(q, fr, quantity)
+				return
+			}
+			p, h = o.search(q, fr, quantity)
+		})
+		return p, h
+	}
 	s.withVictimsGone(func() {
 		if len(s.victimOf) > 0 && s.cache.Available(q, fr).Available >= quantity {
 			// Evictions in flight make the room: Kueue, which still counts
@@ -44,11 +59,17 @@ func (o *oracle) SimulatePreemption(q *quota.ClusterQueue, fr resources.FlavorRe
 			h, _ = quota.BorrowHeight(q, fr, quantity)
 			return
 		}
-		or := preemption.Oracle{Cache: s.cache, Source: source{s}, Preemptor: s.preemptorOf(q, o.r, nil),
-			Options: preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)}}
-		p, h = or.SimulatePreemption(q, fr, quantity)
+		p, h = o.search(q, fr, quantity)
 	})
 	return p, h
+}
+
+// search asks package preemption's oracle, in the state the caller set up.
+func (o *oracle) search(q *quota.ClusterQueue, fr resources.FlavorResource, quantity int64) (flavorassigner.Possibility, int) {
+	s := o.s
+	or := preemption.Oracle{Cache: s.cache, Source: source{s}, Preemptor: s.preemptorOf(q, o.r, nil),
+		Options: preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)}}
+	return or.SimulatePreemption(q, fr, quantity)
 }
 
 // preemptorOf is r as a preemptor in q for assignment a.

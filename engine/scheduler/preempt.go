@@ -436,20 +436,21 @@ func (f failedSearch) same(o failedSearch) bool {
 
 // findVictims runs the preemption search for r without changing anything.
 // Victims of preemptions in flight count as gone (they are leaving) and are no
-// candidates.
+// candidates; under WaitOnOverlappingTargets they hold their quota and are
+// candidates, first in order (tryPreempt then makes r wait if it picks one).
 // The search does not run when scopeOf finds it hopeless (scopeNone).
 func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (targets []preemption.Target, scope searchScope, own *need) {
 	if s.opts.WaitOnOverlappingTargets && len(s.victimOf) > 0 {
 		// The victims in flight still hold their quota and are candidates,
 		// first in order; the room they will free is nobody's yet, as in
 		// Kueue's snapshot, which does not count waiting preemptors.
-		s.listEvicting = true
-		defer func() { s.listEvicting = false }()
-		if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
-			return nil, scope, own
-		}
-		p := s.preemptorOf(q, r, a)
-		targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
+		s.withEvictingListed(func() {
+			if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
+				return
+			}
+			p := s.preemptorOf(q, r, a)
+			targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
+		})
 		return targets, scope, own
 	}
 	s.withVictimsGone(func() {
@@ -460,6 +461,15 @@ func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassig
 		targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
 	})
 	return targets, scope, own
+}
+
+// withEvictingListed runs f with the victims in flight listed among the
+// candidates (listEvicting), as searches under WaitOnOverlappingTargets see
+// them: still holding their quota.
+func (s *Scheduler) withEvictingListed(f func()) {
+	s.listEvicting = true
+	defer func() { s.listEvicting = false }()
+	f()
 }
 
 // overlapsInFlight tells whether a search's targets include a workload
