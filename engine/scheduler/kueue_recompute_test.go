@@ -72,6 +72,33 @@ func TestKueueScheduleRecomputePreemptionTargets(t *testing.T) {
 
 	cases := []kfScheduleCase{
 		{
+			// Kueue: cq-noisy borrows cq-hero's 3000, cq-tiny 10 beyond its
+			// 50 and cq-rest 2995 from the root. wl-tiny-pending (fair
+			// sharing takes it first) preempts wl-rest-admitted; wl-hero,
+			// within cq-hero's nominal quota, first chose that same victim,
+			// recomputes with it gone and preempts wl-noisy-admitted in the
+			// same cycle.
+			name:    "with fair sharing: hierarchical nominal-first prefers non-borrowing leaf CQ",
+			cohorts: defaultCohorts,
+			cqs:     suiteCQs,
+			lqs:     suiteLQs,
+			workloads: []*kueue.Workload{
+				MakeWorkload("eng-alpha", "wl-noisy-admitted").Queue("lq-noisy").Request(kfCPU, "3000").
+					ReserveQuota("cq-noisy", "default").QuotaReservedAt(kfSchedNow).Obj(),
+				MakeWorkload("eng-alpha", "wl-tiny-admitted").Queue("lq-tiny").Request(kfCPU, "60").
+					ReserveQuota("cq-tiny", "default").QuotaReservedAt(kfSchedNow).Obj(),
+				MakeWorkload("eng-alpha", "wl-rest-admitted").Queue("lq-rest").Request(kfCPU, "2995").
+					ReserveQuota("cq-rest", "default").QuotaReservedAt(kfSchedNow).Obj(),
+				MakeWorkload("eng-alpha", "wl-hero").Queue("lq-hero").Request(kfCPU, "2990").Created(kfSchedNow + time.Second).Obj(),
+				MakeWorkload("eng-alpha", "wl-tiny-pending").Queue("lq-tiny").Request(kfCPU, "10").Created(kfSchedNow).Obj(),
+			},
+			wantPreempt: []string{
+				"eng-alpha/wl-tiny-pending<-eng-alpha/wl-rest-admitted:" + PreemptionInCohortFairSharing,
+				"eng-alpha/wl-hero<-eng-alpha/wl-noisy-admitted:" + PreemptionInCohortReclamation,
+			},
+			wantPending: []string{"eng-alpha/wl-hero", "eng-alpha/wl-tiny-pending"},
+		},
+		{
 			// Kueue, gate on, fair sharing: wl-pending-high-prio-2 (cq-2,
 			// the lower share, processed first) preempts wl-admitted-default
 			// on default for fair sharing. wl-pending-high-prio-1 (cq-1)
