@@ -47,7 +47,9 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 func TestIncrementalCycleDecidesAsFullCycleOneFlavor(t *testing.T) {
 	var late atomic.Uint64
 	t.Run("seeds", func(t *testing.T) {
-		for seed := uint64(1); seed <= propertySeeds(t, 4, 3); seed++ {
+		// Seeds from 5: since the preemption oracle lists the victims in
+		// flight (as Kueue's nomination does), seeds 1-4 wake no queue late.
+		for seed := uint64(5); seed < 5+propertySeeds(t, 4, 3); seed++ {
 			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 				t.Parallel()
 				late.Add(incrementalAgainstFull(t, seed, stream{quiet: seed%3 == 0, oneFlavor: true}))

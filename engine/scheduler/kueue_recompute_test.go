@@ -107,26 +107,16 @@ func TestKueueScheduleRecomputePreemptionTargets(t *testing.T) {
 			// pending rather than preempt wl-admitted-on-demand on on-demand.
 			// Kueue's "…and TAS disabled" and "…and TAS recomputation
 			// disabled" cases are this one with topology-aware scheduling's
-			// gates off, which Quokka does not have.
-			//
-			// NOT Kueue's decision (a difference the port found, not fixed;
-			// docs/kueue-conformance.md): with the gate on, Quokka chooses
-			// wl-pending-high-prio-1's flavor with the victims in flight
-			// counted gone, where Kueue's nomination still lists them. Then
-			// default offers it nothing, and on-demand a victim of its own
-			// queue: it preempts wl-admitted-on-demand in the same cycle.
-			// With the gate off Quokka's flavor choice lists the victims in
-			// flight as Kueue's does, and decides as Kueue (the legacy case
-			// below).
-			name:      "flavor stickiness with RecomputePreemptionTargetsUponOverlap",
-			cohorts:   []*kueue.Cohort{MakeCohort("root").Obj()},
-			cqs:       stickyCQs,
-			lqs:       stickyLQs,
-			workloads: stickyWLs,
-			wantPreempt: []string{
-				"default/wl-pending-high-prio-2<-default/wl-admitted-default:" + PreemptionInCohortFairSharing,
-				"default/wl-pending-high-prio-1<-default/wl-admitted-on-demand:" + PreemptionInClusterQueue,
-			},
+			// gates off, which Quokka does not have. Quokka chooses the flavor
+			// with the victims in flight listed, as Kueue's nomination does
+			// (default, whose search finds wl-admitted-default), and then
+			// searches that flavor with them gone: nothing is left there.
+			name:        "flavor stickiness with RecomputePreemptionTargetsUponOverlap",
+			cohorts:     []*kueue.Cohort{MakeCohort("root").Obj()},
+			cqs:         stickyCQs,
+			lqs:         stickyLQs,
+			workloads:   stickyWLs,
+			wantPreempt: []string{"default/wl-pending-high-prio-2<-default/wl-admitted-default:" + PreemptionInCohortFairSharing},
 			wantPending: []string{"default/wl-pending-high-prio-1", "default/wl-pending-high-prio-2"},
 		},
 		{

@@ -8,11 +8,15 @@ import (
 )
 
 // oracle is the flavor assigner's preemption oracle for one pending workload:
-// package preemption's, run as tryPreempt runs the real search, with the
-// victims of preemptions in flight counted as gone and the waiting
-// preemptors' reservations charged. A flavor where it finds no victims is
-// passed over for the next one, as in Kueue, unless the evictions in flight
-// already make the room.
+// package preemption's, with the waiting preemptors' reservations charged and
+// the victims of preemptions in flight still holding their quota and listed
+// first among the candidates, as Kueue's nomination sees them. A flavor where
+// it finds no victims is passed over for the next one, as in Kueue; one whose
+// only victims are already leaving is not, and the real search (tryPreempt)
+// then decides in that flavor: with the victims in flight gone (Kueue's
+// recomputation upon overlapping targets, which keeps to the nominated
+// flavor) or, with the RecomputeAssignmentUponPreemptionTargetsOverlap gate
+// off, by waiting for them.
 type oracle struct {
 	s *Scheduler
 	r *record
@@ -24,31 +28,7 @@ func (o *oracle) SimulatePreemption(q *quota.ClusterQueue, fr resources.FlavorRe
 	s.oracleRuns++
 	var p flavorassigner.Possibility
 	var h int
-	if s.opts.WaitOnOverlappingTargets && len(s.victimOf) > 0 {
-		// As the real search then does (findVictims): the victims in flight
-		// hold their quota and are candidates, first in order, as in
-		// Kueue's nomination, which picks the flavor whose search finds
-		// them and then skips the workload for overlapping them.
-		s.withEvictingListed(func() {
-			if s.hopeless(q, o.r, &flavorassigner.Assignment{Usage: resources.Amounts{fr: quantity}}) {
-				p = flavorassigner.NoCandidates
-				h, _ = quota.BorrowHeight(q, fr, quantity)
-				return
-			}
-			p, h = o.search(q, fr, quantity)
-		})
-		return p, h
-	}
-	s.withVictimsGone(func() {
-		if len(s.victimOf) > 0 && s.cache.Available(q, fr).Available >= quantity {
-			// Evictions in flight make the room: Kueue, which still counts
-			// their victims as candidates, would find them and defer the
-			// workload until they are gone (DeferredFit) rather than look
-			// for room in the next flavor.
-			p = flavorassigner.Reclaim
-			h, _ = quota.BorrowHeight(q, fr, quantity)
-			return
-		}
+	s.withEvictingListed(func() {
 		// The real search's shortcut (findVictims): what scopeOf finds
 		// hopeless finds nothing. Nearly all of the oracle's questions on a
 		// loaded tree are of that kind: a workload that would borrow, in a

@@ -464,9 +464,15 @@ func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassig
 }
 
 // withEvictingListed runs f with the victims in flight listed among the
-// candidates (listEvicting), as searches under WaitOnOverlappingTargets see
-// them: still holding their quota.
+// candidates (listEvicting), still holding their quota, as the preemption
+// oracle and the searches under WaitOnOverlappingTargets see them. Without
+// victims in flight there is nothing to list, and the candidate lists cached
+// for the cycle serve both views.
 func (s *Scheduler) withEvictingListed(f func()) {
+	if len(s.victimOf) == 0 {
+		f()
+		return
+	}
 	s.listEvicting = true
 	defer func() { s.listEvicting = false }()
 	f()
