@@ -148,18 +148,19 @@ func kfSorted(s []string) []string {
 
 func kfRunSchedule(t *testing.T, tc kfScheduleCase) {
 	t.Helper()
+	// Copies, so that cases may share their objects.
 	objs := kfSchedBase()
 	for _, c := range tc.cohorts {
-		objs = append(objs, c)
+		objs = append(objs, c.DeepCopy())
 	}
 	for _, cq := range tc.cqs {
-		objs = append(objs, cq)
+		objs = append(objs, cq.DeepCopy())
 	}
 	for _, lq := range tc.lqs {
-		objs = append(objs, lq)
+		objs = append(objs, lq.DeepCopy())
 	}
 	for _, w := range tc.workloads {
-		objs = append(objs, w)
+		objs = append(objs, w.DeepCopy())
 	}
 	opts := Options{FairSharing: &config.FairSharing{}}
 	if tc.noFS {
@@ -226,6 +227,7 @@ func kfRunSchedule(t *testing.T, tc kfScheduleCase) {
 
 // Kueue: pkg/scheduler/scheduler_fs_test.go, TestScheduleForFairSharing.
 func TestKueueScheduleForFairSharing(t *testing.T) {
+	overlapCQs, overlapLQs, overlapWLs := kfOverlapWorld()
 	cases := []kfScheduleCase{
 		{
 			// Kueue admits new (eng-alpha's share after it is the lowest) and
@@ -639,33 +641,10 @@ func TestKueueScheduleForFairSharing(t *testing.T) {
 			// then fit and it preempts b1 alone, as Quokka does by default.
 			// (Kueue's c1 holds no quota for gamma-resource; here it holds its
 			// 1, within other-gamma's quota, which changes no share.)
-			name: "multiple preemptions skip overlapping preemption targets (RecomputeAssignmentUponPreemptionTargetsOverlap=true)",
-			cqs: []*kueue.ClusterQueue{
-				MakeClusterQueue("other-alpha").Cohort("other").Preemption(kfAny, kfLower).
-					Quota("default", kfCPU, "0").Quota("default", "alpha-resource", "1").Obj(),
-				MakeClusterQueue("other-beta").Cohort("other").Preemption(kfAny, kfLower).
-					Quota("default", kfCPU, "0").Quota("default", "beta-resource", "1").Obj(),
-				MakeClusterQueue("other-gamma").Cohort("other").Preemption(kfAny, kfLower).
-					Quota("default", kfCPU, "0").Quota("default", "gamma-resource", "1").Obj(),
-				MakeClusterQueue("resource-bank").Cohort("other").Quota("default", kfCPU, "9").Obj(),
-			},
-			lqs: []*kueue.LocalQueue{
-				MakeLocalQueue("eng-alpha", "other", "other-alpha").Obj(),
-				MakeLocalQueue("eng-beta", "other", "other-beta").Obj(),
-				MakeLocalQueue("eng-gamma", "other", "other-gamma").Obj(),
-			},
-			workloads: []*kueue.Workload{
-				MakeWorkload("eng-alpha", "a1").Priority(0).Queue("other").Request("alpha-resource", "1").
-					ReserveQuota("other-alpha", "default").QuotaReservedAt(kfSchedNow).Obj(),
-				MakeWorkload("eng-beta", "b1").Priority(0).Queue("other").Request("beta-resource", "1").
-					ReserveQuota("other-beta", "default").QuotaReservedAt(kfSchedNow).Obj(),
-				MakeWorkload("eng-gamma", "c1").Priority(0).Queue("other").Request(kfCPU, "9").Request("gamma-resource", "1").
-					ReserveQuota("other-gamma", "default").QuotaReservedAt(kfSchedNow).Obj(),
-				MakeWorkload("eng-alpha", "preemptor").Priority(100).Queue("other").
-					Request(kfCPU, "3").Request("alpha-resource", "1").Obj(),
-				MakeWorkload("eng-beta", "pretending-preemptor").Priority(99).Queue("other").
-					Request(kfCPU, "3").Request("beta-resource", "1").Obj(),
-			},
+			name:      "multiple preemptions skip overlapping preemption targets (RecomputeAssignmentUponPreemptionTargetsOverlap=true)",
+			cqs:       overlapCQs,
+			lqs:       overlapLQs,
+			workloads: overlapWLs,
 			wantPreempt: []string{
 				"eng-alpha/preemptor<-eng-alpha/a1:" + PreemptionInClusterQueue,
 				"eng-alpha/preemptor<-eng-gamma/c1:" + PreemptionInCohortFairSharing,
@@ -679,32 +658,9 @@ func TestKueueScheduleForFairSharing(t *testing.T) {
 			// first's, so it evicts nothing this cycle.
 			name:         "multiple preemptions skip overlapping preemption targets",
 			overlapWaits: true,
-			cqs: []*kueue.ClusterQueue{
-				MakeClusterQueue("other-alpha").Cohort("other").Preemption(kfAny, kfLower).
-					Quota("default", kfCPU, "0").Quota("default", "alpha-resource", "1").Obj(),
-				MakeClusterQueue("other-beta").Cohort("other").Preemption(kfAny, kfLower).
-					Quota("default", kfCPU, "0").Quota("default", "beta-resource", "1").Obj(),
-				MakeClusterQueue("other-gamma").Cohort("other").Preemption(kfAny, kfLower).
-					Quota("default", kfCPU, "0").Quota("default", "gamma-resource", "1").Obj(),
-				MakeClusterQueue("resource-bank").Cohort("other").Quota("default", kfCPU, "9").Obj(),
-			},
-			lqs: []*kueue.LocalQueue{
-				MakeLocalQueue("eng-alpha", "other", "other-alpha").Obj(),
-				MakeLocalQueue("eng-beta", "other", "other-beta").Obj(),
-				MakeLocalQueue("eng-gamma", "other", "other-gamma").Obj(),
-			},
-			workloads: []*kueue.Workload{
-				MakeWorkload("eng-alpha", "a1").Priority(0).Queue("other").Request("alpha-resource", "1").
-					ReserveQuota("other-alpha", "default").QuotaReservedAt(kfSchedNow).Obj(),
-				MakeWorkload("eng-beta", "b1").Priority(0).Queue("other").Request("beta-resource", "1").
-					ReserveQuota("other-beta", "default").QuotaReservedAt(kfSchedNow).Obj(),
-				MakeWorkload("eng-gamma", "c1").Priority(0).Queue("other").Request(kfCPU, "9").Request("gamma-resource", "1").
-					ReserveQuota("other-gamma", "default").QuotaReservedAt(kfSchedNow).Obj(),
-				MakeWorkload("eng-alpha", "preemptor").Priority(100).Queue("other").
-					Request(kfCPU, "3").Request("alpha-resource", "1").Obj(),
-				MakeWorkload("eng-beta", "pretending-preemptor").Priority(99).Queue("other").
-					Request(kfCPU, "3").Request("beta-resource", "1").Obj(),
-			},
+			cqs:          overlapCQs,
+			lqs:          overlapLQs,
+			workloads:    overlapWLs,
 			wantPreempt: []string{
 				"eng-alpha/preemptor<-eng-alpha/a1:" + PreemptionInClusterQueue,
 				"eng-alpha/preemptor<-eng-gamma/c1:" + PreemptionInCohortFairSharing,
@@ -820,4 +776,38 @@ func kfLocalCapacityCase(name string, noFS bool) kfScheduleCase {
 		},
 		wantAdmit: []string{"default/a3@queue1:gpu=spot"},
 	}
+}
+
+// kfOverlapWorld is the world of Kueue's "multiple preemptions skip
+// overlapping preemption targets", ported for both values of its gate:
+// other-gamma borrows all of resource-bank's 9 cpus, and two preemptors need 3
+// of them and their own queue's resource.
+func kfOverlapWorld() (cqs []*kueue.ClusterQueue, lqs []*kueue.LocalQueue, wls []*kueue.Workload) {
+	cqs = []*kueue.ClusterQueue{
+		MakeClusterQueue("other-alpha").Cohort("other").Preemption(kfAny, kfLower).
+			Quota("default", kfCPU, "0").Quota("default", "alpha-resource", "1").Obj(),
+		MakeClusterQueue("other-beta").Cohort("other").Preemption(kfAny, kfLower).
+			Quota("default", kfCPU, "0").Quota("default", "beta-resource", "1").Obj(),
+		MakeClusterQueue("other-gamma").Cohort("other").Preemption(kfAny, kfLower).
+			Quota("default", kfCPU, "0").Quota("default", "gamma-resource", "1").Obj(),
+		MakeClusterQueue("resource-bank").Cohort("other").Quota("default", kfCPU, "9").Obj(),
+	}
+	lqs = []*kueue.LocalQueue{
+		MakeLocalQueue("eng-alpha", "other", "other-alpha").Obj(),
+		MakeLocalQueue("eng-beta", "other", "other-beta").Obj(),
+		MakeLocalQueue("eng-gamma", "other", "other-gamma").Obj(),
+	}
+	wls = []*kueue.Workload{
+		MakeWorkload("eng-alpha", "a1").Priority(0).Queue("other").Request("alpha-resource", "1").
+			ReserveQuota("other-alpha", "default").QuotaReservedAt(kfSchedNow).Obj(),
+		MakeWorkload("eng-beta", "b1").Priority(0).Queue("other").Request("beta-resource", "1").
+			ReserveQuota("other-beta", "default").QuotaReservedAt(kfSchedNow).Obj(),
+		MakeWorkload("eng-gamma", "c1").Priority(0).Queue("other").Request(kfCPU, "9").Request("gamma-resource", "1").
+			ReserveQuota("other-gamma", "default").QuotaReservedAt(kfSchedNow).Obj(),
+		MakeWorkload("eng-alpha", "preemptor").Priority(100).Queue("other").
+			Request(kfCPU, "3").Request("alpha-resource", "1").Obj(),
+		MakeWorkload("eng-beta", "pretending-preemptor").Priority(99).Queue("other").
+			Request(kfCPU, "3").Request("beta-resource", "1").Obj(),
+	}
+	return cqs, lqs, wls
 }

@@ -440,26 +440,21 @@ func (f failedSearch) same(o failedSearch) bool {
 // candidates, first in order (tryPreempt then makes r wait if it picks one).
 // The search does not run when scopeOf finds it hopeless (scopeNone).
 func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) (targets []preemption.Target, scope searchScope, own *need) {
-	if s.opts.WaitOnOverlappingTargets && len(s.victimOf) > 0 {
-		// The victims in flight still hold their quota and are candidates,
-		// first in order; the room they will free is nobody's yet, as in
-		// Kueue's snapshot, which does not count waiting preemptors.
-		s.withEvictingListed(func() {
-			if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
-				return
-			}
-			p := s.preemptorOf(q, r, a)
-			targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
-		})
-		return targets, scope, own
-	}
-	s.withVictimsGone(func() {
+	search := func() {
 		if scope, own = s.scopeOf(q, r, a); scope == scopeNone {
 			return
 		}
 		p := s.preemptorOf(q, r, a)
 		targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
-	})
+	}
+	if s.opts.WaitOnOverlappingTargets {
+		// The victims in flight still hold their quota and are candidates,
+		// first in order; the room they will free is nobody's yet, as in
+		// Kueue's snapshot, which does not count waiting preemptors.
+		s.withEvictingListed(search)
+	} else {
+		s.withVictimsGone(search)
+	}
 	return targets, scope, own
 }
 
