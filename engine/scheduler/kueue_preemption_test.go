@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -750,6 +751,25 @@ func TestKueuePreemptionCandidatesOrdering(t *testing.T) {
 		want := map[string]string{"first": "evicted:InClusterQueue", "in": "other:InClusterQueue"}
 		if !maps.Equal(got, want) {
 			t.Fatalf("preemptions %v, want %v; decisions %v", got, want, ds)
+		}
+	})
+	// The same with RecomputeAssignmentUponPreemptionTargetsOverlap off, as
+	// Kueue before v0.20 decides: in's search lists evicted first, as Kueue's
+	// ordering does, overlaps first's preemption and waits; other stays.
+	t.Run("evicted workload first (RecomputeAssignmentUponPreemptionTargetsOverlap=false)", func(t *testing.T) {
+		s := world(t, Options{WaitOnOverlappingTargets: true}, MakeFlavor("default").Obj(),
+			MakeClusterQueue("preemptor").Quota("default", "cpu", "2").Preemption(kpNever, kpLower).Obj(),
+			MakeLocalQueue(kpNS, "preemptor", "preemptor").Obj())
+		apply(t, s, kpWorkload("other", 10, one).Queue("preemptor").ReserveQuota("preemptor", "default").QuotaReservedAt(0).Obj())
+		apply(t, s, kpWorkload("evicted", 10, one).Queue("preemptor").ReserveQuota("preemptor", "default").QuotaReservedAt(time.Minute).Obj())
+		apply(t, s, kpWorkload("first", 11, one).Queue("preemptor").Created(-time.Hour).Obj())
+		apply(t, s, kpIncoming(11, one).Queue("preemptor").UID("wl-in").Obj())
+		ds := s.Cycle(now)
+		if got := kiVictims(ds, true); !slices.Equal(got, []string{"evicted:InClusterQueue"}) {
+			t.Fatalf("victims %v, want only evicted (for first); decisions %v", got, ds)
+		}
+		if d := kiPendingOf(t, ds, "in"); d.Message != overlappingTargetsMessage {
+			t.Fatalf("in pending with %q, want the overlapping-targets message", d.Message)
 		}
 	})
 }
