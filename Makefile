@@ -3,7 +3,7 @@
 
 CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0
 
-.PHONY: all build generate verify-generated vet test test-unit test-integration bench kueue-perf kueue-perf-jobs envtest browser
+.PHONY: all build generate verify-generated vet test test-unit test-integration bench kueue-perf kueue-perf-jobs kueue-decisions envtest browser
 
 all: build
 
@@ -62,3 +62,10 @@ kueue-perf:
 KUEUE_PERF_JOBS_CONFIG ?= jobs
 kueue-perf-jobs:
 	hack/kueue-perf.sh --load jobs --config $(KUEUE_PERF_JOBS_CONFIG) $(KUEUE_PERF_ARGS)
+
+## kueue-decisions: random scenarios played through minimalkueue, every event
+## replayed through Quokka's engine and compared (KUEUE_DECISIONS_SCENARIOS=2 for
+## a quick run, about 2 minutes).
+KUEUE_DECISIONS_SCENARIOS ?= 10
+kueue-decisions:
+	hack/kueue-perf.sh --load decisions --scenarios $(KUEUE_DECISIONS_SCENARIOS) $(KUEUE_PERF_ARGS)

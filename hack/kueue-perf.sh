@@ -7,10 +7,14 @@
 #   hack/kueue-perf.sh [--config baseline|small|FILE] [--sides quokka,minimalkueue]
 #                      [--out DIR] [--chaos] [--timeout 45m]
 #   hack/kueue-perf.sh --load jobs [--config jobs|jobs-small|FILE] [--sides quokka,kueue]
+#   hack/kueue-perf.sh --load decisions [--scenarios 10] [--seed 1]
 #
 # With --load jobs, batch/v1 Jobs get real pods on KWOK's fake nodes (the cluster's
 # components of `hack/envtest.sh --cluster`), admitted by `quokka manager` and by
 # Kueue's own manager (cmd/kueue, built from the module proxy like the runner).
+# With --load decisions, random scenarios are played through minimalkueue one event
+# at a time, and each event is replayed through Quokka's engine from Kueue's state
+# before it; every admission and eviction must be the same (docs/kueue-decisions.md).
 #
 # The runner and minimalkueue are built from the Go module proxy (like the API server
 # in hack/envtest.sh), cached outside the repository and rebuilt only when missing

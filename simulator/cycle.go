@@ -11,7 +11,9 @@ import (
 //
 // A cycle that only admitted (no preemption, no eviction) leaves nothing for the
 // next one: usage only grew, so what did not fit still does not fit. settle stops
-// there, unless Options.ConfirmSettled asks to check it with one more cycle.
+// there, unless Options.ConfirmSettled asks to check it with one more cycle, or
+// the engine asks for another (Engine.WantsCycle: a workload held quota for
+// that cycle only).
 func (s *sim) settle() error {
 	confirming := false
 	var last []string
@@ -52,6 +54,13 @@ func (s *sim) settle() error {
 					w.reason, w.message = d.Reason, d.Message
 				}
 			}
+		}
+		if s.engine.WantsCycle() {
+			// The cycle held quota for a waiting workload, which the
+			// next one does not: what it kept out may fit there, even
+			// after a cycle that only admitted.
+			confirming = false
+			continue
 		}
 		switch {
 		case confirming && changed:

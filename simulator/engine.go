@@ -39,6 +39,10 @@ type Engine interface {
 	// left out of every cycle but the one after WakeAll: the simulator reads
 	// reasons only there.
 	Cycle(now time.Time) []Decision
+	// WantsCycle tells whether the last Cycle leaves decisions to the next
+	// one though nothing else changes (a workload held quota for that cycle
+	// only); the simulator then runs another cycle at the same instant.
+	WantsCycle() bool
 	// WakeAll makes the next Cycle evaluate every pending workload again. The
 	// engine skips queues whose outcome cannot have changed, and their
 	// workloads keep the reason of their last evaluation; the simulator wakes

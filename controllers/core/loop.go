@@ -238,6 +238,7 @@ func statusGap(o LoopOptions, took time.Duration) time.Duration {
 func (l *loop) runCycle(ctx context.Context) time.Duration {
 	start := l.now()
 	var decisions []scheduler.Decision
+	again := false
 	l.engine.Do(func(s *scheduler.Scheduler) {
 		// The engine walks only the queues whose outcome may have changed;
 		// a sleeping queue's workloads keep their last reason. Every
@@ -249,8 +250,15 @@ func (l *loop) runCycle(ctx context.Context) time.Duration {
 			l.lastFullCycle = start
 		}
 		decisions = s.Cycle(start)
+		again = s.WantsCycle()
 	})
 	took := l.now().Sub(start)
+	if again {
+		// A workload held quota for this cycle only (see
+		// Scheduler.WantsCycle): what it kept out may fit in the next,
+		// which nothing else may ask for.
+		l.engine.Notify()
+	}
 	if len(decisions) == 0 {
 		return took
 	}

@@ -41,6 +41,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.inCycle = true
 	s.runs.reset()
 	s.heads.reset()
+	s.heldOnce = false
 	defer func() { s.inCycle = false }()
 	if s.admittedInCycle {
 		// What the last cycle admitted may be preempted from now on.

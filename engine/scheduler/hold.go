@@ -71,8 +71,20 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 	s.epoch++
 	s.ownHolds[q.Name()]++
 	s.touch(q)
+	s.heldOnce = s.heldOnce || !rn.strict
 	return true
 }
+
+// WantsCycle tells whether the last cycle leaves decisions to a cycle right
+// after it, though nothing else changes: a BestEffortFIFO workload held quota
+// in it, which it does once after each release in its tree, and workloads of
+// other queues that this kept out may fit in the next cycle, where it holds
+// nothing. Kueue requeues a workload skipped for another's reservation at once
+// ("Workload no longer fits after processing another workload") while the
+// holder stays parked, so its next cycle admits them. Drivers run another
+// cycle when this is true; a StrictFIFO head holds in every cycle, so its
+// holds ask for none.
+func (s *Scheduler) WantsCycle() bool { return s.heldOnce }
 
 // viewEpoch is the epoch as q's own workloads see it: it moves with every
 // usage change but q's own holds, which are released whenever one of q's

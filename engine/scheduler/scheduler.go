@@ -130,6 +130,9 @@ type Scheduler struct {
 	// ownHolds counts, per ClusterQueue, the moves of epoch made by its own
 	// holds, which its own workloads do not see (see viewEpoch).
 	ownHolds map[string]uint64
+	// heldOnce is set by a cycle in which a BestEffortFIFO workload held
+	// quota, which it does for that cycle only (see WantsCycle).
+	heldOnce bool
 	// unfitOnceEvicted remembers, per ClusterQueue, assignments that would
 	// not fit even once the evictions in flight complete (see deferFit).
 	unfitOnceEvicted map[string][]unfitOnceEvicted

@@ -83,7 +83,8 @@ func (e *engine) DeleteWorkload(key types.NamespacedName) { e.s.DeleteWorkload(k
 func (e *engine) FinishWorkload(key types.NamespacedName) { e.s.FinishWorkload(key) }
 func (e *engine) EvictWorkload(key types.NamespacedName)  { e.s.EvictWorkload(key) }
 
-func (e *engine) WakeAll() { e.s.WakeAll() }
+func (e *engine) WakeAll()         { e.s.WakeAll() }
+func (e *engine) WantsCycle() bool { return e.s.WantsCycle() }
 
 // Cycle translates the scheduler's decisions.
 func (e *engine) Cycle(now time.Time) []simulator.Decision {

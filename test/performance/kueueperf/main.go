@@ -43,13 +43,14 @@ type options struct {
 	timeout                      time.Duration
 	chaos                        bool
 	seed                         int64
+	scenarios, only              int
 	profile                      bool
 	analyze                      string
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.load, "load", "runner", `"runner": Kueue's scheduler performance runner plays workloads (sides quokka, minimalkueue); "jobs": batch/v1 Jobs get pods on KWOK's fake nodes (sides quokka, kueue: Kueue's own manager)`)
+	flag.StringVar(&o.load, "load", "runner", `"runner": Kueue's scheduler performance runner plays workloads (sides quokka, minimalkueue); "jobs": batch/v1 Jobs get pods on KWOK's fake nodes (sides quokka, kueue: Kueue's own manager); "decisions": random scenarios played through minimalkueue, each event replayed through Quokka's engine, every decision compared`)
 	flag.StringVar(&o.kueue, "kueue", "", "path to Kueue's manager (cmd/kueue), for the kueue side of --load jobs")
 	flag.StringVar(&o.quokkaConfig, "quokka-config", "", "a Configuration file for quokka manager (its --config), e.g. to give it Kueue's client limits")
 	flag.StringVar(&o.quokkaGates, "quokka-feature-gates", asKueueV017, `quokka manager's --feature-gates; the default makes it decide as Kueue v0.17.0, the Kueue both loads run against, which predates RecomputeAssignmentUponPreemptionTargetsOverlap and behaves as with it off; "" for Quokka's own defaults; with --quokka-config, put featureGates in the file instead`)
@@ -66,7 +67,9 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "output directory (default: a new directory under /tmp)")
 	flag.DurationVar(&o.timeout, "timeout", 45*time.Minute, "per side: the runner's recording timeout, or how long the Jobs load may take")
 	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it, kill -9 and restart the API server once; check that nothing is lost or over-admitted")
-	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule")
+	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule, or of the scenarios of --load decisions")
+	flag.IntVar(&o.scenarios, "scenarios", 10, "--load decisions: how many scenarios to play (about 50 s each)")
+	flag.IntVar(&o.only, "scenario", -1, "--load decisions: play only this scenario of the seed (0 is the first), to look at a difference again")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
 	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory (made with --config) and print each class's admission phase and the runner's lag; runs nothing")
 	flag.Parse()
@@ -107,8 +110,10 @@ func run(o options) error {
 	case "runner":
 	case "jobs":
 		return runJobs(o)
+	case "decisions":
+		return runDecisions(o)
 	default:
-		return fmt.Errorf("--load: unknown load %q (runner, jobs)", o.load)
+		return fmt.Errorf("--load: unknown load %q (runner, jobs, decisions)", o.load)
 	}
 	if o.sides == "" {
 		o.sides = "quokka,minimalkueue"

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	cliflag "k8s.io/component-base/cli/flag"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	config "quokka.dev/quokka/apis/config/v1beta2"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/scheduler"
+	"quokka.dev/quokka/internal/scheme"
+)
+
+// --load decisions: the same objects through Kueue's scheduler and Quokka's
+// engine, decision by decision. minimalkueue (Kueue v0.17.0's scheduler and
+// core controllers) runs against a real API server; random scenarios
+// (decisionsscenario.go) are played on it one event at a time, each event
+// settled before the next; and each event is replayed through Quokka's engine
+// from Kueue's state before it (decisionsreplay.go). Every admission (queue
+// and flavor) and every eviction must be the same.
+
+// decisionsSettle is how long a namespace must stay unchanged for an event to
+// count as settled; see kueuePlayer.quiet.
+const decisionsSettle = 2 * time.Second
+
+// decisionsReport counts what the run compared.
+type decisionsReport struct {
+	scenarios, creates, finishes int
+	admissions, evictions        int
+	differences                  int
+}
+
+func runDecisions(o options) error {
+	if o.minimalKueue == "" || o.kueueCRDs == "" {
+		return errors.New("--minimalkueue and --kueue-crds are required (run hack/kueue-perf.sh)")
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		return errors.New("KUBEBUILDER_ASSETS is not set: run hack/kueue-perf.sh, which builds the API server")
+	}
+	if o.scenarios < 1 {
+		return fmt.Errorf("--scenarios: %d; give at least 1", o.scenarios)
+	}
+	opts, err := engineOptions(o.quokkaGates)
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		if o.out, err = os.MkdirTemp("", "kueue-decisions-"); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	s := &side{name: "minimalkueue", dir: o.out, crds: o.kueueCRDs}
+	env, err := s.startAPIServer()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = env.Stop() }()
+	kc, err := writeKubeconfig(env, managerUser, filepath.Join(o.out, "manager.kubeconfig"))
+	if err != nil {
+		return err
+	}
+	mk, err := startProcess([]string{o.minimalKueue, "--kubeconfig", kc}, filepath.Join(o.out, "minimalkueue.log"))
+	if err != nil {
+		return fmt.Errorf("starting minimalkueue: %w", err)
+	}
+	defer mk.stop()
+	c, err := client.New(env.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return err
+	}
+	details, err := os.Create(filepath.Join(o.out, "decisions.txt"))
+	if err != nil {
+		return err
+	}
+	defer details.Close()
+	fmt.Fprintf(os.Stderr, "kueueperf: %d scenarios from seed %d against minimalkueue (output in %s)\n", o.scenarios, o.seed, o.out)
+
+	player := &kueuePlayer{c: c, quiet: decisionsSettle, timeout: 2 * time.Minute}
+	var rep decisionsReport
+	first, end := 0, o.scenarios
+	if o.only >= 0 {
+		first, end = o.only, o.only+1
+	}
+	for i := first; i < end; i++ {
+		sc := newScenario(o.seed, i)
+		if err := compareScenario(ctx, player, opts, sc, &rep, io.MultiWriter(os.Stdout, details)); err != nil {
+			return fmt.Errorf("scenario %s: %w", sc.name, err)
+		}
+	}
+	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes): Kueue admitted %d times and evicted %d times; Quokka decided %d events differently\n",
+		rep.scenarios, rep.creates+rep.finishes, rep.creates, rep.finishes, rep.admissions, rep.evictions, rep.differences)
+	if rep.differences > 0 {
+		return fmt.Errorf("%d events decided differently (details in %s)", rep.differences, details.Name())
+	}
+	return nil
+}
+
+// compareScenario plays one scenario on Kueue and replays each event through
+// the engine, writing every difference to w.
+func compareScenario(ctx context.Context, player *kueuePlayer, opts scheduler.Options, sc *scenario, rep *decisionsReport, w io.Writer) error {
+	if err := player.setup(ctx, sc); err != nil {
+		return err
+	}
+	rep.scenarios++
+	start := time.Now()
+	differences := 0
+	for i, ev := range sc.events {
+		step, err := player.play(ctx, sc, ev)
+		if err != nil {
+			return fmt.Errorf("event %d: %w", i, err)
+		}
+		what := ""
+		switch {
+		case step.created != nil:
+			rep.creates++
+			what = "create " + step.created.Name
+		case step.finished != "":
+			rep.finishes++
+			what = "finish " + step.finished
+		default:
+			continue
+		}
+		for name, a := range step.after {
+			if before := admissionOf(findWorkload(step.before, name)); before != a {
+				rep.admissions++
+			}
+		}
+		rep.evictions += len(step.evicted)
+		warm, after, evicted, err := replayStep(opts, sc, step)
+		if err != nil {
+			return fmt.Errorf("event %d (%s), Quokka's engine: %w", i, what, err)
+		}
+		diff := warm
+		if diff == "" {
+			diff = stepDiff(step.after, after, step.evicted, evicted)
+		}
+		if diff != "" {
+			rep.differences++
+			differences++
+			fmt.Fprintf(w, "\n%s event %d (%s): %s\nqueues:\n%sworkloads before the event:\n%s", sc.name, i, what, diff,
+				describeWorld(sc), describeWorkloads(step.before))
+			if step.created != nil {
+				fmt.Fprintf(w, "created:\n%s", describeWorkloads([]kueue.Workload{*step.created}))
+			}
+			fmt.Fprintf(w, "Kueue's events meanwhile:\n")
+			for _, e := range step.events {
+				fmt.Fprintf(w, "  %s\n", e)
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "kueueperf: %s: %d events in %s, %d decided differently\n", sc.name, len(sc.events), time.Since(start).Round(time.Second), differences)
+	return nil
+}
+
+// findWorkload returns the named workload of a list, or an empty one.
+func findWorkload(wls []kueue.Workload, name string) *kueue.Workload {
+	for i := range wls {
+		if wls[i].Name == name {
+			return &wls[i]
+		}
+	}
+	return &kueue.Workload{}
+}
+
+// engineOptions resolves the engine's options from --quokka-feature-gates, as
+// quokka manager resolves them from its --feature-gates.
+func engineOptions(gates string) (scheduler.Options, error) {
+	m := map[string]bool{}
+	if gates != "" {
+		if err := cliflag.NewMapStringBool(&m).Set(gates); err != nil {
+			return scheduler.Options{}, fmt.Errorf("--quokka-feature-gates: %w", err)
+		}
+	}
+	known := config.KnownFeatures()
+	for name := range m {
+		if _, ok := known[config.Feature(name)]; !ok {
+			return scheduler.Options{}, fmt.Errorf("--quokka-feature-gates: unknown feature gate %q", name)
+		}
+	}
+	return scheduler.OptionsFromConfiguration(&config.Configuration{FeatureGates: m}), nil
+}

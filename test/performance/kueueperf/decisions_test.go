@@ -1,0 +1,194 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// Scenarios are the same for the same seed and index (a difference can be
+// played again with --scenario), stay within what Kueue's CRDs accept
+// (borrowing and lending limits only in a cohort, borrowWithinCohort only with
+// reclaimWithinCohort), and every object is one Quokka's engine takes. Some
+// have a tree of cohorts.
+func TestScenariosAreReproducibleAndValid(t *testing.T) {
+	trees := 0
+	for seed := int64(1); seed <= 3; seed++ {
+		for i := 0; i < 20; i++ {
+			sc := newScenario(seed, i)
+			if again := newScenario(seed, i); !reflect.DeepEqual(sc, again) {
+				t.Fatalf("scenario %d of seed %d differs between two draws", i, seed)
+			}
+			creates := 0
+			for _, ev := range sc.events {
+				if ev.create != nil {
+					creates++
+				}
+			}
+			if len(sc.cohorts) > 0 {
+				trees++
+			}
+			if creates != scenarioCreates {
+				t.Errorf("%s: %d creates, want %d", sc.name, creates, scenarioCreates)
+			}
+			s := scheduler.New(scheduler.Options{})
+			for _, c := range sc.cohorts {
+				if err := s.UpsertCohort(c); err != nil {
+					t.Errorf("%s: the engine refuses it: %v", c.Name, err)
+				}
+			}
+			for _, cq := range sc.cqs {
+				for _, f := range cq.Spec.ResourceGroups[0].Flavors {
+					rq := f.Resources[0]
+					if cq.Spec.CohortName == "" && (rq.BorrowingLimit != nil || rq.LendingLimit != nil) {
+						t.Errorf("%s: a limit without a cohort, which Kueue refuses", cq.Name)
+					}
+					if rq.LendingLimit != nil && rq.LendingLimit.Cmp(rq.NominalQuota) > 0 {
+						t.Errorf("%s: lendingLimit above nominalQuota", cq.Name)
+					}
+				}
+				p := cq.Spec.Preemption
+				if p.ReclaimWithinCohort == kueue.PreemptionPolicyNever && p.BorrowWithinCohort != nil {
+					t.Errorf("%s: borrowWithinCohort with reclaimWithinCohort Never, which Kueue refuses", cq.Name)
+				}
+				if err := s.UpsertClusterQueue(cq); err != nil {
+					t.Errorf("%s: the engine refuses it: %v", cq.Name, err)
+				}
+			}
+		}
+	}
+	if trees == 0 {
+		t.Error("no scenario of 60 has a Cohort object")
+	}
+}
+
+// A finish is replayed as Kueue paces it: the queues Kueue keeps in its heap
+// (StrictFIFO heads, and workloads its last cycle skipped for another's sake)
+// decide first, the workloads it parked a second later
+// (docs/kueue-conformance.md, deliberate difference 5).
+//
+// cq-b (BestEffortFIFO, nominal 4) runs x and y; h, the head of the StrictFIFO
+// cq-a (nominal 0), and p (cq-b) wait for 2 cpu. y finishing frees 2: in one
+// step the engine takes p first (it fits within cq-b's nominal quota, h
+// borrows), but Kueue's h is tried at once and p only a second later.
+func TestReplayPacesAFinishAsKueue(t *testing.T) {
+	sc := &scenario{name: "ns",
+		flavors: []*kueue.ResourceFlavor{{ObjectMeta: metav1.ObjectMeta{Name: "f"}}},
+		cqs: []*kueue.ClusterQueue{
+			replayCQ("cq-a", kueue.StrictFIFO, 0),
+			replayCQ("cq-b", kueue.BestEffortFIFO, 4),
+		},
+		lqs: []*kueue.LocalQueue{replayLQ("lq-a", "cq-a"), replayLQ("lq-b", "cq-b")},
+	}
+	parkedMessage := "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor f, 2 more needed"
+	for _, tc := range []struct {
+		name     string
+		pMessage string
+		want     map[string]string
+	}{
+		{"p parked", parkedMessage, map[string]string{"x": "cq-b/f", "h": "cq-a/f"}},
+		{"p skipped by Kueue's last cycle, so in its heap", "Workload no longer fits after processing another workload",
+			map[string]string{"x": "cq-b/f", "p": "cq-b/f"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			step := &kueueStep{
+				before: []kueue.Workload{
+					replayWL("x", "lq-b", 1, "cq-b", ""),
+					replayWL("y", "lq-b", 2, "cq-b", ""),
+					replayWL("p", "lq-b", 3, "", tc.pMessage),
+					replayWL("h", "lq-a", 4, "", parkedMessage),
+				},
+				finished: "y",
+			}
+			warm, after, evicted, err := replayStep(scheduler.Options{}, sc, step)
+			if err != nil || warm != "" {
+				t.Fatalf("replayStep: %v %s", err, warm)
+			}
+			if !reflect.DeepEqual(after, tc.want) || len(evicted) != 0 {
+				t.Errorf("after y finished: %v, evicted %v; want %v", after, evicted, tc.want)
+			}
+		})
+	}
+}
+
+// Kueue's settled state must be settled for Quokka too: a workload Kueue
+// left pending that Quokka would admit at once is a difference, reported
+// before the event.
+func TestReplayReportsAnUnsettledState(t *testing.T) {
+	sc := &scenario{name: "ns",
+		flavors: []*kueue.ResourceFlavor{{ObjectMeta: metav1.ObjectMeta{Name: "f"}}},
+		cqs:     []*kueue.ClusterQueue{replayCQ("cq-b", kueue.BestEffortFIFO, 4)},
+		lqs:     []*kueue.LocalQueue{replayLQ("lq-b", "cq-b")},
+	}
+	step := &kueueStep{before: []kueue.Workload{replayWL("x", "lq-b", 1, "", "pending")}, created: ptr.To(replayWL("y", "lq-b", 2, "", ""))}
+	warm, _, _, err := replayStep(scheduler.Options{}, sc, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "before the event, from Kueue's settled state: x: Kueue pending, Quokka admitted in cq-b/f"; warm != want {
+		t.Errorf("warm = %q, want %q", warm, want)
+	}
+}
+
+func TestStepDiff(t *testing.T) {
+	if d := stepDiff(map[string]string{"a": "q/f"}, map[string]string{"a": "q/f"}, []string{"b"}, []string{"b"}); d != "" {
+		t.Errorf("same outcome: %q", d)
+	}
+	d := stepDiff(map[string]string{"a": "q/f"}, map[string]string{"b": "q/g"}, []string{"c"}, nil)
+	for _, want := range []string{"a: Kueue admitted in q/f, Quokka pending", "b: Kueue pending, Quokka admitted in q/g", "evicted: Kueue [c], Quokka []"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff %q lacks %q", d, want)
+		}
+	}
+}
+
+func replayCQ(name string, strategy kueue.QueueingStrategy, nominal int64) *kueue.ClusterQueue {
+	return &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.ClusterQueueSpec{
+		CohortName:        "c",
+		QueueingStrategy:  strategy,
+		NamespaceSelector: &metav1.LabelSelector{},
+		FlavorFungibility: &kueue.FlavorFungibility{WhenCanBorrow: kueue.MayStopSearch, WhenCanPreempt: kueue.TryNextFlavor},
+		Preemption:        &kueue.ClusterQueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyNever, ReclaimWithinCohort: kueue.PreemptionPolicyNever},
+		ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU},
+			Flavors: []kueue.FlavorQuotas{{Name: "f", Resources: []kueue.ResourceQuota{{Name: corev1.ResourceCPU,
+				NominalQuota: *resource.NewQuantity(nominal, resource.DecimalSI)}}}}}},
+	}}
+}
+
+func replayLQ(name, cq string) *kueue.LocalQueue {
+	return &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+		Spec: kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(cq)}}
+}
+
+// replayWL is a 2-cpu workload created at second `at`, admitted in cq (""
+// for pending, with message as its QuotaReserved=False condition's).
+func replayWL(name, lq string, at int, cq, message string) kueue.Workload {
+	created := metav1.NewTime(time.Date(2026, 12, 4, 0, 0, at, 0, time.UTC))
+	wl := kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), CreationTimestamp: created},
+		Spec: kueue.WorkloadSpec{QueueName: kueue.LocalQueueName(lq), PodSets: []kueue.PodSet{{Name: "main", Count: 1,
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}}}}}},
+	}
+	if cq != "" {
+		wl.Status.Admission = &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(cq), PodSetAssignments: []kueue.PodSetAssignment{{
+			Name: "main", Count: ptr.To[int32](1), Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{corev1.ResourceCPU: "f"},
+			ResourceUsage: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}
+		wl.Status.Conditions = []metav1.Condition{{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue,
+			Reason: "QuotaReserved", LastTransitionTime: created}}
+	} else if message != "" {
+		wl.Status.Conditions = []metav1.Condition{{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionFalse,
+			Reason: "Pending", Message: message, LastTransitionTime: created}}
+	}
+	return wl
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/scheduler"
+)
+
+// replayStep decides one of Kueue's events with Quokka's engine: a fresh
+// engine is given the scenario's queues and Kueue's settled Workloads before
+// the event (their admissions and condition times as Kueue wrote them), runs
+// cycles until they change nothing, which must decide nothing (else warm says
+// what it decided), then takes the event and runs cycles until nothing
+// changes again, confirming every eviction at once as the player did on
+// Kueue's side. It returns the admissions then held and the workloads evicted
+// on the way, as kueueStep has them.
+//
+// Starting every event from Kueue's own state, rather than from the engine's
+// previous answer, keeps one difference from hiding all later ones, and keeps
+// the times Kueue orders preemption candidates by (second-resolution
+// QuotaReserved times, then UIDs) the same on both sides. The first cycles
+// also leave the engine as Kueue's queues were: a BestEffortFIFO workload
+// that does not fit is parked until quota is released in its tree.
+//
+// Kueue requeues parked workloads in a batch one second after quota is
+// released (requeueBatchPeriod in pkg/cache/queue), while a StrictFIFO head
+// stays in its queue's heap and is tried in every cycle; so the quota a
+// finished workload frees goes to StrictFIFO heads first, if they fit, and
+// only a second later to the parked workloads. Quokka's engine wakes them
+// all at once (docs/kueue-conformance.md, deliberate difference 5). To
+// compare decisions rather than that pacing, a finish is replayed in the
+// same two steps: the engine first decides without the pending workloads of
+// BestEffortFIFO queues, then with them.
+func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm string, after map[string]string, evicted []string, err error) {
+	before := admissions(step.before)
+	now := time.Now()
+	if step.created != nil {
+		now = step.created.CreationTimestamp.Time
+	}
+	s, err := replayEngine(opts, sc, step.before, nil)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	after = maps.Clone(before)
+	if evicted, err = settleEngine(s, now, after); err != nil {
+		return "", nil, nil, fmt.Errorf("before the event: %w", err)
+	}
+	if diff := stepDiff(before, after, nil, evicted); diff != "" {
+		return "before the event, from Kueue's settled state: " + diff, nil, nil, nil
+	}
+	if step.created != nil {
+		if err := s.UpsertWorkload(step.created); err != nil {
+			return "", nil, nil, err
+		}
+		if evicted, err = settleEngine(s, now.Add(time.Second), after); err != nil {
+			return "", nil, nil, err
+		}
+		return "", after, evicted, nil
+	}
+	bestEffort := map[string]bool{}
+	for _, lq := range sc.lqs {
+		for _, cq := range sc.cqs {
+			if cq.Name == string(lq.Spec.ClusterQueue) {
+				bestEffort[lq.Name] = cq.Spec.QueueingStrategy != kueue.StrictFIFO
+			}
+		}
+	}
+	var parked []*kueue.Workload
+	s, err = replayEngine(opts, sc, step.before, func(wl *kueue.Workload) bool {
+		if admissionOf(wl) == "" && !apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) &&
+			bestEffort[string(wl.Spec.QueueName)] && !skippedByKueue(wl) {
+			parked = append(parked, wl)
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if _, err = settleEngine(s, now, after); err != nil {
+		return "", nil, nil, fmt.Errorf("before the event: %w", err)
+	}
+	s.FinishWorkload(types.NamespacedName{Namespace: sc.name, Name: step.finished})
+	delete(after, step.finished)
+	if evicted, err = settleEngine(s, now.Add(time.Second), after); err != nil {
+		return "", nil, nil, err
+	}
+	for _, wl := range parked {
+		if err := s.UpsertWorkload(wl); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	more, err := settleEngine(s, now.Add(2*time.Second), after)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	evicted = append(evicted, more...)
+	sort.Strings(evicted)
+	return "", after, evicted, nil
+}
+
+// skippedByKueue tells whether Kueue's last cycle skipped the workload for
+// another's sake (setSkipped in pkg/scheduler/scheduler.go: it no longer fit
+// once an earlier head's admission or reservation was counted, or its
+// preemption targets overlapped another's): Kueue requeues such a workload at
+// once (RequeueReasonFailedAfterNomination) instead of parking it, so it is in
+// the heap when quota is released, like a StrictFIFO head.
+func skippedByKueue(wl *kueue.Workload) bool {
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+	return c != nil && c.Status == metav1.ConditionFalse &&
+		(strings.HasPrefix(c.Message, "Workload no longer fits after processing another workload") ||
+			strings.HasPrefix(c.Message, "Workload has overlapping preemption targets with another workload"))
+}
+
+// replayEngine builds an engine with the scenario's queues and the given
+// workloads, but those skip (when not nil) leaves out.
+func replayEngine(opts scheduler.Options, sc *scenario, wls []kueue.Workload, skip func(*kueue.Workload) bool) (*scheduler.Scheduler, error) {
+	s := scheduler.New(opts)
+	s.UpsertNamespace(sc.name, nil)
+	for _, rf := range sc.flavors {
+		s.UpsertResourceFlavor(rf)
+	}
+	for _, c := range sc.cohorts {
+		if err := s.UpsertCohort(c); err != nil {
+			return nil, fmt.Errorf("Cohort %s: %w", c.Name, err)
+		}
+	}
+	for _, cq := range sc.cqs {
+		if err := s.UpsertClusterQueue(cq); err != nil {
+			return nil, fmt.Errorf("ClusterQueue %s: %w", cq.Name, err)
+		}
+	}
+	for _, lq := range sc.lqs {
+		s.UpsertLocalQueue(lq)
+	}
+	for i := range wls {
+		if skip != nil && skip(&wls[i]) {
+			continue
+		}
+		if err := s.UpsertWorkload(&wls[i]); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// settleEngine runs cycles until one changes nothing and asks for no other,
+// keeping held up to date (workload name → admission) and confirming each
+// eviction at once. It returns the workloads evicted, in name order.
+func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string) ([]string, error) {
+	var evicted []string
+	// A scenario has a few workloads: a few hundred cycles mean the
+	// engine is going round in circles.
+	for cycle := 0; ; cycle++ {
+		if cycle == 500 {
+			return nil, fmt.Errorf("still deciding after %d cycles", cycle)
+		}
+		changed := false
+		for _, d := range s.Cycle(now.Add(time.Duration(cycle) * time.Millisecond)) {
+			switch d := d.(type) {
+			case scheduler.Admit:
+				held[d.Workload.Name] = admissionString(d.ClusterQueue, d.PodSets[0].Flavors[corev1.ResourceCPU])
+				changed = true
+			case scheduler.Preempt:
+				for _, v := range d.Victims {
+					s.EvictWorkload(v.Workload)
+					delete(held, v.Workload.Name)
+					evicted = append(evicted, v.Workload.Name)
+				}
+				changed = true
+			}
+		}
+		if !changed && !s.WantsCycle() {
+			break
+		}
+	}
+	sort.Strings(evicted)
+	return evicted, nil
+}
+
+// stepDiff says how Quokka's outcome of a step differs from Kueue's, or "" when
+// they are the same: every admission (queue and flavor) and every eviction.
+func stepDiff(kueueAfter, quokkaAfter map[string]string, kueueEvicted, quokkaEvicted []string) string {
+	var out []string
+	names := map[string]bool{}
+	for n := range kueueAfter {
+		names[n] = true
+	}
+	for n := range quokkaAfter {
+		names[n] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		if k, q := kueueAfter[n], quokkaAfter[n]; k != q {
+			out = append(out, fmt.Sprintf("%s: Kueue %s, Quokka %s", n, orPending(k), orPending(q)))
+		}
+	}
+	if strings.Join(kueueEvicted, ",") != strings.Join(quokkaEvicted, ",") {
+		out = append(out, fmt.Sprintf("evicted: Kueue [%s], Quokka [%s]", strings.Join(kueueEvicted, " "), strings.Join(quokkaEvicted, " ")))
+	}
+	return strings.Join(out, "; ")
+}
+
+func orPending(admission string) string {
+	if admission == "" {
+		return "pending"
+	}
+	return "admitted in " + admission
+}
+
+// describeWorld prints a scenario's queues, for a difference's report.
+func describeWorld(sc *scenario) string {
+	var b strings.Builder
+	for _, c := range sc.cohorts {
+		fmt.Fprintf(&b, "  Cohort %s parent=%q", c.Name, c.Spec.ParentName)
+		for _, g := range c.Spec.ResourceGroups {
+			for _, f := range g.Flavors {
+				fmt.Fprintf(&b, " %s:%s", f.Name, f.Resources[0].NominalQuota.String())
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, cq := range sc.cqs {
+		p := cq.Spec.Preemption
+		fmt.Fprintf(&b, "  %s cohort=%q %s whenCanBorrow=%s whenCanPreempt=%s withinClusterQueue=%s reclaimWithinCohort=%s",
+			cq.Name, cq.Spec.CohortName, cq.Spec.QueueingStrategy, cq.Spec.FlavorFungibility.WhenCanBorrow,
+			cq.Spec.FlavorFungibility.WhenCanPreempt, p.WithinClusterQueue, p.ReclaimWithinCohort)
+		if bwc := p.BorrowWithinCohort; bwc != nil && bwc.Policy != kueue.BorrowWithinCohortPolicyNever {
+			fmt.Fprintf(&b, " borrowWithinCohort=%s", bwc.Policy)
+			if bwc.MaxPriorityThreshold != nil {
+				fmt.Fprintf(&b, "(<=%d)", *bwc.MaxPriorityThreshold)
+			}
+		}
+		for _, f := range cq.Spec.ResourceGroups[0].Flavors {
+			rq := f.Resources[0]
+			fmt.Fprintf(&b, " %s:%s", f.Name, rq.NominalQuota.String())
+			if rq.BorrowingLimit != nil {
+				fmt.Fprintf(&b, ",borrow<=%s", rq.BorrowingLimit.String())
+			}
+			if rq.LendingLimit != nil {
+				fmt.Fprintf(&b, ",lend<=%s", rq.LendingLimit.String())
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// describeWorkloads prints workloads one per line: queue, priority, pods ×
+// cpu, creation time and admission.
+func describeWorkloads(wls []kueue.Workload) string {
+	var b strings.Builder
+	for i := range wls {
+		wl := &wls[i]
+		ps := wl.Spec.PodSets[0]
+		cpu := ps.Template.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
+		prio := int32(0)
+		if wl.Spec.Priority != nil {
+			prio = *wl.Spec.Priority
+		}
+		state := orPending(admissionOf(wl))
+		if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved); state == "pending" && c != nil && c.Message != "" {
+			state += " (" + c.Message + ")"
+		}
+		if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
+			state = "finished"
+		}
+		fmt.Fprintf(&b, "  %s queue=%s priority=%d %d pod(s) x %s cpu, created %s: %s\n", wl.Name, wl.Spec.QueueName, prio,
+			ps.Count, cpu.String(), wl.CreationTimestamp.UTC().Format("15:04:05"), state)
+	}
+	return b.String()
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"fmt"
+	"math/rand"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+// A scenario is one small random world (one namespace, one or two flavors, a few
+// ClusterQueues, mostly in one cohort, with random quotas, limits and policies)
+// and the events played on it: workloads created one at a time, and admitted
+// workloads finished. --load decisions plays each scenario through Kueue's
+// scheduler and replays every event through Quokka's engine.
+//
+// The worlds stay within what both schedulers implement and what Kueue v0.17.0
+// decides with its default Configuration: classic preemption (no fair
+// sharing), one resource (cpu), one pod set per workload, priorities set in
+// spec.priority. Cohorts may form a tree of two levels, and a Cohort may have
+// quota of its own. Every name is prefixed with the scenario's, so that scenarios
+// share one API server and one minimalkueue without touching each other.
+type scenario struct {
+	name    string
+	flavors []*kueue.ResourceFlavor
+	// cohorts are the Cohort objects: sometimes a child cohort under the
+	// scenario's cohort, and sometimes quota of a cohort's own.
+	cohorts []*kueue.Cohort
+	cqs     []*kueue.ClusterQueue
+	lqs     []*kueue.LocalQueue
+	events  []scenarioEvent
+}
+
+// scenarioEvent is a workload to create, or else an admitted workload to
+// finish: the pick-th of the admitted workloads in name order, modulo their
+// number (nothing happens when none is admitted). Picking at play time keeps
+// the scenario independent of the decisions it tests.
+type scenarioEvent struct {
+	create *kueue.Workload
+	pick   int
+}
+
+// Shape of the generated worlds.
+const (
+	scenarioCreates     = 14
+	scenarioTailFinish  = 4
+	scenarioFinishOdds  = 0.35
+	scenarioMaxCQs      = 4
+	scenarioMaxNominal  = 6
+	scenarioMaxBorrow   = 4
+	scenarioMaxPodCPU   = 3
+	scenarioMaxPodCount = 2
+)
+
+var scenarioPriorities = []int32{0, 10, 20}
+
+// newScenario builds scenario number i of the run seeded with seed.
+func newScenario(seed int64, i int) *scenario {
+	r := rand.New(rand.NewSource(seed*1_000_003 + int64(i)))
+	sc := &scenario{name: fmt.Sprintf("s%d-%d", seed, i)}
+	for f := 1; f <= 1+r.Intn(2); f++ {
+		sc.flavors = append(sc.flavors, &kueue.ResourceFlavor{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-f%d", sc.name, f)},
+		})
+	}
+	cohorts := []string{sc.name + "-c"}
+	if r.Float64() < 0.4 {
+		// A child cohort: its queues share with each other first, then
+		// with the rest of the tree.
+		child := &kueue.Cohort{ObjectMeta: metav1.ObjectMeta{Name: sc.name + "-c2"},
+			Spec: kueue.CohortSpec{ParentName: kueue.CohortReference(cohorts[0])}}
+		sc.cohorts = append(sc.cohorts, child)
+		cohorts = append(cohorts, child.Name)
+	}
+	if r.Float64() < 0.3 {
+		root := &kueue.Cohort{ObjectMeta: metav1.ObjectMeta{Name: cohorts[0]}}
+		sc.cohorts = append([]*kueue.Cohort{root}, sc.cohorts...)
+	}
+	for _, c := range sc.cohorts {
+		if r.Float64() < 0.5 {
+			c.Spec.ResourceGroups = []kueue.ResourceGroup{sc.cohortQuota(r)}
+		}
+	}
+	nCQ := 2 + r.Intn(scenarioMaxCQs-1)
+	for q := 1; q <= nCQ; q++ {
+		cq := sc.clusterQueue(r, q, cohorts)
+		sc.cqs = append(sc.cqs, cq)
+		sc.lqs = append(sc.lqs, &kueue.LocalQueue{
+			ObjectMeta: metav1.ObjectMeta{Namespace: sc.name, Name: "lq-" + cq.Name},
+			Spec:       kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(cq.Name)},
+		})
+	}
+	for w := 1; w <= scenarioCreates; w++ {
+		if w > 3 && r.Float64() < scenarioFinishOdds {
+			sc.events = append(sc.events, scenarioEvent{pick: r.Intn(1000)})
+		}
+		sc.events = append(sc.events, scenarioEvent{create: sc.workload(r, w)})
+	}
+	for f := 0; f < scenarioTailFinish; f++ {
+		sc.events = append(sc.events, scenarioEvent{pick: r.Intn(1000)})
+	}
+	return sc
+}
+
+// clusterQueue draws ClusterQueue number q: a random non-empty subset of the
+// flavors in random order, a nominal quota each, and, in the cohort (most
+// queues), sometimes a borrowing or lending limit; random preemption policies
+// and flavor fungibility, as Kueue's validation allows them.
+func (sc *scenario) clusterQueue(r *rand.Rand, q int, cohorts []string) *kueue.ClusterQueue {
+	cq := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-cq%d", sc.name, q)}}
+	inCohort := r.Float64() < 0.85
+	if inCohort {
+		cq.Spec.CohortName = kueue.CohortReference(cohorts[r.Intn(len(cohorts))])
+	}
+	group := kueue.ResourceGroup{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU}}
+	for _, fi := range r.Perm(len(sc.flavors))[:1+r.Intn(len(sc.flavors))] {
+		nominal := r.Intn(scenarioMaxNominal + 1)
+		rq := kueue.ResourceQuota{Name: corev1.ResourceCPU, NominalQuota: *resource.NewQuantity(int64(nominal), resource.DecimalSI)}
+		if inCohort && r.Float64() < 0.4 {
+			rq.BorrowingLimit = resource.NewQuantity(int64(r.Intn(scenarioMaxBorrow+1)), resource.DecimalSI)
+		}
+		if inCohort && r.Float64() < 0.25 {
+			rq.LendingLimit = resource.NewQuantity(int64(r.Intn(nominal+1)), resource.DecimalSI)
+		}
+		group.Flavors = append(group.Flavors, kueue.FlavorQuotas{
+			Name:      kueue.ResourceFlavorReference(sc.flavors[fi].Name),
+			Resources: []kueue.ResourceQuota{rq},
+		})
+	}
+	cq.Spec.ResourceGroups = []kueue.ResourceGroup{group}
+	cq.Spec.NamespaceSelector = &metav1.LabelSelector{}
+	if r.Float64() < 0.3 {
+		cq.Spec.QueueingStrategy = kueue.StrictFIFO
+	} else {
+		cq.Spec.QueueingStrategy = kueue.BestEffortFIFO
+	}
+	fungibility := []kueue.FlavorFungibilityPolicy{kueue.MayStopSearch, kueue.TryNextFlavor}
+	cq.Spec.FlavorFungibility = &kueue.FlavorFungibility{
+		WhenCanBorrow:  fungibility[r.Intn(2)],
+		WhenCanPreempt: fungibility[r.Intn(2)],
+	}
+	within := []kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority}
+	reclaim := []kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyAny}
+	p := &kueue.ClusterQueuePreemption{
+		WithinClusterQueue:  within[r.Intn(len(within))],
+		ReclaimWithinCohort: reclaim[r.Intn(len(reclaim))],
+	}
+	if p.ReclaimWithinCohort != kueue.PreemptionPolicyNever && r.Float64() < 0.25 {
+		p.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: kueue.BorrowWithinCohortPolicyLowerPriority}
+		if r.Float64() < 0.5 {
+			p.BorrowWithinCohort.MaxPriorityThreshold = ptr.To(scenarioPriorities[r.Intn(len(scenarioPriorities))])
+		}
+	}
+	cq.Spec.Preemption = p
+	return cq
+}
+
+// cohortQuota draws a Cohort's own quota: 1–4 cpu in a random non-empty
+// subset of the flavors.
+func (sc *scenario) cohortQuota(r *rand.Rand) kueue.ResourceGroup {
+	group := kueue.ResourceGroup{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU}}
+	for _, fi := range r.Perm(len(sc.flavors))[:1+r.Intn(len(sc.flavors))] {
+		group.Flavors = append(group.Flavors, kueue.FlavorQuotas{
+			Name: kueue.ResourceFlavorReference(sc.flavors[fi].Name),
+			Resources: []kueue.ResourceQuota{{Name: corev1.ResourceCPU,
+				NominalQuota: *resource.NewQuantity(int64(1+r.Intn(4)), resource.DecimalSI)}},
+		})
+	}
+	return group
+}
+
+// workload draws workload number w: a LocalQueue, one pod set of one or two
+// pods of 1–3 cpu, and a priority.
+func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
+	lq := sc.lqs[r.Intn(len(sc.lqs))]
+	count := int32(1)
+	if r.Float64() < 0.3 {
+		count = int32(1 + r.Intn(scenarioMaxPodCount))
+	}
+	cpu := resource.NewQuantity(int64(1+r.Intn(scenarioMaxPodCPU)), resource.DecimalSI)
+	return &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: sc.name, Name: fmt.Sprintf("w%02d", w)},
+		Spec: kueue.WorkloadSpec{
+			QueueName: kueue.LocalQueueName(lq.Name),
+			Priority:  ptr.To(scenarioPriorities[r.Intn(len(scenarioPriorities))]),
+			PodSets: []kueue.PodSet{{
+				Name:  "main",
+				Count: count,
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{
+						Name:      "c",
+						Image:     "registry.k8s.io/pause:3.10",
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *cpu}},
+					}},
+				}},
+			}},
+		},
+	}
+}
