@@ -7,7 +7,7 @@
 #   hack/kueue-perf.sh [--config baseline|small|FILE] [--sides quokka,minimalkueue]
 #                      [--out DIR] [--chaos] [--timeout 45m]
 #   hack/kueue-perf.sh --load jobs [--config jobs|jobs-small|FILE] [--sides quokka,kueue]
-#   hack/kueue-perf.sh --load decisions [--scenarios 10] [--seed 1]
+#   hack/kueue-perf.sh --load decisions [--scenarios 10] [--seed 1] [--fair-sharing STRATEGIES]
 #
 # With --load jobs, batch/v1 Jobs get real pods on KWOK's fake nodes (the cluster's
 # components of `hack/envtest.sh --cluster`), admitted by `quokka manager` and by
@@ -64,19 +64,23 @@ build_harness() {
 }
 
 jobs=false
+fair=false
 prev=""
 for arg in "$@"; do
   if [ "$arg" = "--load=jobs" ] || { [ "$prev" = "--load" ] && [ "$arg" = "jobs" ]; }; then
     jobs=true
   fi
+  case "$arg" in --fair-sharing|--fair-sharing=*) fair=true ;; esac
   prev="$arg"
 done
 
 if [ ! -x "$cache/runner" ] || [ ! -x "$cache/minimalkueue" ] || [ ! -d "$cache/crds" ]; then
   build_harness
 fi
-if $jobs; then
+if $jobs || $fair; then
   [ -x "$cache/kueue" ] || build_kueue_cmd sigs.k8s.io/kueue/cmd/kueue kueue
+fi
+if $jobs; then
   assets="$("$root/hack/envtest.sh" --cluster)"
 else
   assets="$("$root/hack/envtest.sh")"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +44,21 @@ func runDecisions(o options) error {
 	if o.minimalKueue == "" || o.kueueCRDs == "" {
 		return errors.New("--minimalkueue and --kueue-crds are required (run hack/kueue-perf.sh)")
 	}
+	var strategies []config.PreemptionStrategy
+	if o.fairSharing != "" {
+		if o.kueue == "" {
+			return errors.New("--fair-sharing runs Kueue's own manager: --kueue is required (run hack/kueue-perf.sh)")
+		}
+		for _, st := range strings.Split(o.fairSharing, ",") {
+			strategies = append(strategies, config.PreemptionStrategy(strings.TrimSpace(st)))
+		}
+		cfg := config.Configuration{FairSharing: &config.FairSharing{PreemptionStrategies: strategies}}
+		for _, e := range cfg.Validate() {
+			if strings.HasPrefix(e.Field, "fairSharing") {
+				return fmt.Errorf("--fair-sharing: %s: %s", e.Field, e.ErrorBody())
+			}
+		}
+	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		return errors.New("KUBEBUILDER_ASSETS is not set: run hack/kueue-perf.sh, which builds the API server")
 	}
@@ -52,6 +68,9 @@ func runDecisions(o options) error {
 	opts, err := engineOptions(o.quokkaGates)
 	if err != nil {
 		return err
+	}
+	if strategies != nil {
+		opts.FairSharing = &config.FairSharing{PreemptionStrategies: strategies}
 	}
 	if o.out == "" {
 		if o.out, err = os.MkdirTemp("", "kueue-decisions-"); err != nil {
@@ -74,9 +93,21 @@ func runDecisions(o options) error {
 	if err != nil {
 		return err
 	}
-	mk, err := startProcess([]string{o.minimalKueue, "--kubeconfig", kc}, filepath.Join(o.out, "minimalkueue.log"))
+	manager, name := []string{o.minimalKueue, "--kubeconfig", kc}, "minimalkueue"
+	if strategies != nil {
+		name = "Kueue's manager"
+		list := make([]string, len(strategies))
+		for i, st := range strategies {
+			list[i] = string(st)
+		}
+		extra := fmt.Sprintf("fairSharing:\n  preemptionStrategies: [%s]\n", strings.Join(list, ", "))
+		if manager, err = kueueManager(o.kueue, o.out, 50, extra)(kc); err != nil {
+			return err
+		}
+	}
+	mk, err := startProcess(manager, filepath.Join(o.out, "kueue.log"))
 	if err != nil {
-		return fmt.Errorf("starting minimalkueue: %w", err)
+		return fmt.Errorf("starting %s: %w", name, err)
 	}
 	defer mk.stop()
 	c, err := client.New(env.Config, client.Options{Scheme: scheme.New()})
@@ -88,16 +119,15 @@ func runDecisions(o options) error {
 		return err
 	}
 	defer details.Close()
-	fmt.Fprintf(os.Stderr, "kueueperf: %d scenarios from seed %d against minimalkueue (output in %s)\n", o.scenarios, o.seed, o.out)
-
-	player := &kueuePlayer{c: c, quiet: decisionsSettle, timeout: 2 * time.Minute}
-	var rep decisionsReport
 	first, end := 0, o.scenarios
 	if o.only >= 0 {
 		first, end = o.only, o.only+1
 	}
+	fmt.Fprintf(os.Stderr, "kueueperf: %d scenarios from seed %d against %s (output in %s)\n", end-first, o.seed, name, o.out)
+	player := &kueuePlayer{c: c, quiet: decisionsSettle, timeout: 2 * time.Minute}
+	var rep decisionsReport
 	for i := first; i < end; i++ {
-		sc := newScenario(o.seed, i)
+		sc := newScenario(o.seed, i, strategies != nil)
 		if err := compareScenario(ctx, player, opts, sc, &rep, io.MultiWriter(os.Stdout, details)); err != nil {
 			return fmt.Errorf("scenario %s: %w", sc.name, err)
 		}

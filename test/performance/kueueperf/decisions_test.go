@@ -25,8 +25,9 @@ func TestScenariosAreReproducibleAndValid(t *testing.T) {
 	trees := 0
 	for seed := int64(1); seed <= 3; seed++ {
 		for i := 0; i < 20; i++ {
-			sc := newScenario(seed, i)
-			if again := newScenario(seed, i); !reflect.DeepEqual(sc, again) {
+			fair := i%2 == 1
+			sc := newScenario(seed, i, fair)
+			if again := newScenario(seed, i, fair); !reflect.DeepEqual(sc, again) {
 				t.Fatalf("scenario %d of seed %d differs between two draws", i, seed)
 			}
 			creates := 0
@@ -60,6 +61,12 @@ func TestScenariosAreReproducibleAndValid(t *testing.T) {
 				p := cq.Spec.Preemption
 				if p.ReclaimWithinCohort == kueue.PreemptionPolicyNever && p.BorrowWithinCohort != nil {
 					t.Errorf("%s: borrowWithinCohort with reclaimWithinCohort Never, which Kueue refuses", cq.Name)
+				}
+				if fair && p.BorrowWithinCohort != nil {
+					t.Errorf("%s: borrowWithinCohort under fair sharing, which Quokka refuses", cq.Name)
+				}
+				if !fair && cq.Spec.FairSharing != nil {
+					t.Errorf("%s: a fair-sharing weight without fair sharing", cq.Name)
 				}
 				if err := s.UpsertClusterQueue(cq); err != nil {
 					t.Errorf("%s: the engine refuses it: %v", cq.Name, err)

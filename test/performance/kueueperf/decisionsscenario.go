@@ -26,6 +26,7 @@ import (
 // share one API server and one minimalkueue without touching each other.
 type scenario struct {
 	name    string
+	fair    bool
 	flavors []*kueue.ResourceFlavor
 	// cohorts are the Cohort objects: sometimes a child cohort under the
 	// scenario's cohort, and sometimes quota of a cohort's own.
@@ -58,10 +59,12 @@ const (
 
 var scenarioPriorities = []int32{0, 10, 20}
 
-// newScenario builds scenario number i of the run seeded with seed.
-func newScenario(seed int64, i int) *scenario {
+// newScenario builds scenario number i of the run seeded with seed. With
+// fair sharing, queues and cohorts get weights, and no queue has
+// borrowWithinCohort, which applies to classic preemption only.
+func newScenario(seed int64, i int, fair bool) *scenario {
 	r := rand.New(rand.NewSource(seed*1_000_003 + int64(i)))
-	sc := &scenario{name: fmt.Sprintf("s%d-%d", seed, i)}
+	sc := &scenario{name: fmt.Sprintf("s%d-%d", seed, i), fair: fair}
 	for f := 1; f <= 1+r.Intn(2); f++ {
 		sc.flavors = append(sc.flavors, &kueue.ResourceFlavor{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-f%d", sc.name, f)},
@@ -83,6 +86,9 @@ func newScenario(seed int64, i int) *scenario {
 	for _, c := range sc.cohorts {
 		if r.Float64() < 0.5 {
 			c.Spec.ResourceGroups = []kueue.ResourceGroup{sc.cohortQuota(r)}
+		}
+		if fair {
+			c.Spec.FairSharing = fairWeight(r)
 		}
 	}
 	nCQ := 2 + r.Intn(scenarioMaxCQs-1)
@@ -149,7 +155,9 @@ func (sc *scenario) clusterQueue(r *rand.Rand, q int, cohorts []string) *kueue.C
 		WithinClusterQueue:  within[r.Intn(len(within))],
 		ReclaimWithinCohort: reclaim[r.Intn(len(reclaim))],
 	}
-	if p.ReclaimWithinCohort != kueue.PreemptionPolicyNever && r.Float64() < 0.25 {
+	if sc.fair {
+		cq.Spec.FairSharing = fairWeight(r)
+	} else if p.ReclaimWithinCohort != kueue.PreemptionPolicyNever && r.Float64() < 0.25 {
 		p.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: kueue.BorrowWithinCohortPolicyLowerPriority}
 		if r.Float64() < 0.5 {
 			p.BorrowWithinCohort.MaxPriorityThreshold = ptr.To(scenarioPriorities[r.Intn(len(scenarioPriorities))])
@@ -157,6 +165,17 @@ func (sc *scenario) clusterQueue(r *rand.Rand, q int, cohorts []string) *kueue.C
 	}
 	cq.Spec.Preemption = p
 	return cq
+}
+
+// fairWeight draws a fair-sharing weight: none (1) half the time, else 0.5,
+// 1, 2 or, rarely, 0 (any borrowing is then an infinite share).
+func fairWeight(r *rand.Rand) *kueue.FairSharing {
+	if r.Float64() < 0.5 {
+		return nil
+	}
+	weights := []string{"500m", "1", "2", "2", "0"}
+	w := resource.MustParse(weights[r.Intn(len(weights))])
+	return &kueue.FairSharing{Weight: &w}
 }
 
 // cohortQuota draws a Cohort's own quota: 1–4 cpu in a random non-empty

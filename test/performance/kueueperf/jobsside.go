@@ -175,8 +175,9 @@ func (s *jobsSide) wait(ctx context.Context, rec *jobRecorder, mgr *process, clu
 // election, no internal certificate management and no visibility API server. Kueue's webhooks are not registered with the API server (the
 // load creates its Jobs suspended, as Kueue's webhook would), but its webhook
 // server still needs a certificate, and its metrics server reads one from the
-// fixed path /etc/kueue/metrics/certs: both get a self-signed one.
-func kueueManager(bin, dir string, qps int) func(kubeconfig string) ([]string, error) {
+// fixed path /etc/kueue/metrics/certs: both get a self-signed one. extra is
+// appended to the Configuration (YAML of top-level fields).
+func kueueManager(bin, dir string, qps int, extra string) func(kubeconfig string) ([]string, error) {
 	return func(kubeconfig string) ([]string, error) {
 		certDir := filepath.Join(dir, "webhook-certs")
 		if err := writeSelfSignedCert(certDir); err != nil {
@@ -220,7 +221,7 @@ clientConnection:
   burst: %d
 integrations:
   frameworks: ["batch/job"]
-`, webhookPort, certDir, qps, 2*qps)
+`, webhookPort, certDir, qps, 2*qps) + extra
 		path := filepath.Join(dir, "kueue-config.yaml")
 		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
 			return nil, err

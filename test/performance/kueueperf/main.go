@@ -44,6 +44,7 @@ type options struct {
 	chaos                        bool
 	seed                         int64
 	scenarios, only              int
+	fairSharing                  string
 	profile                      bool
 	analyze                      string
 }
@@ -69,6 +70,7 @@ func main() {
 	flag.BoolVar(&o.chaos, "chaos", false, "quokka side: run two replicas with leader election, kill -9 the leader at random moments and restart it, kill -9 and restart the API server once; check that nothing is lost or over-admitted")
 	flag.Int64Var(&o.seed, "seed", 1, "seed of the chaos schedule, or of the scenarios of --load decisions")
 	flag.IntVar(&o.scenarios, "scenarios", 10, "--load decisions: how many scenarios to play (about 50 s each)")
+	flag.StringVar(&o.fairSharing, "fair-sharing", "", `--load decisions: fair sharing's preemption strategies, comma-separated (e.g. "LessThanOrEqualToFinalShare,LessThanInitialShare"); Kueue's own manager (--kueue) then runs with them in its Configuration instead of minimalkueue, which has no fair sharing, and the scenarios get fair-sharing weights`)
 	flag.IntVar(&o.only, "scenario", -1, "--load decisions: play only this scenario of the seed (0 is the first), to look at a difference again")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
 	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory (made with --config) and print each class's admission phase and the runner's lag; runs nothing")
@@ -303,7 +305,7 @@ func runJobs(o options) error {
 			if o.kueueQPS <= 0 {
 				return fmt.Errorf("--kueue-qps must be positive, got %d", o.kueueQPS)
 			}
-			s.manager = kueueManager(o.kueue, dir, o.kueueQPS)
+			s.manager = kueueManager(o.kueue, dir, o.kueueQPS, "")
 		default:
 			return fmt.Errorf("--sides: unknown side %q for --load jobs (quokka, kueue)", name)
 		}
