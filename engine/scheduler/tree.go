@@ -25,7 +25,10 @@ type run struct {
 	// memo spares the walk lookups its previous entry made (walkmemo.go).
 	memo walkMemo
 	// taken counts the entries the walk has taken from the queue this
-	// cycle: Kueue's rounds (see head.round).
+	// cycle, evaluated or not: Kueue's rounds (see head.round). Counting
+	// every entry keeps a cycle that skips what it evaluated before
+	// deciding as one that evaluates everything afresh (the property
+	// tests compare the two).
 	taken int
 }
 
