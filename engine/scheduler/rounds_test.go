@@ -14,17 +14,21 @@ import (
 // schedule: s.queues.Heads), orders those heads, and leaves each queue's next
 // workload to the next cycle. So a queue's second workload competes with the
 // other queues' second workloads, not with their third: when two queues' later
-// workloads want the same room, the one fewer places down its queue wins,
-// whatever the order of the two on their own. Quokka's cycle admits everything
-// that fits (deliberate difference 1) and takes the heads in the same rounds.
-// Found by `hack/kueue-perf.sh --load decisions` (seed 2, scenario 5, event 19),
-// where the engine, ordering every queue's next fitting workload by Kueue's
-// rules alone, admitted cq2's third workload, older, instead of cq1's second.
+// workloads want the same room, Kueue gives it to the one fewer places down
+// its queue. Quokka's cycle admits everything that fits (deliberate difference
+// 1) and orders every queue's next fitting workload by Kueue's rules alone, so
+// it gives the room to the older workload, even if it is further down its
+// queue. Found by `hack/kueue-perf.sh --load decisions` (seed 2, scenario 5,
+// event 19). Taking heads in Kueue's rounds within one cycle decided this case
+// as Kueue, but on Kueue's baseline it multiplied evictions (run ES: 226 medium
+// and 501 small, against 27 and 29 for minimalkueue and 16–36 and 66–89 for
+// Quokka without rounds), so it was not kept (docs/kueue-decisions.md): this
+// test asserts Quokka's decision.
 //
 // The world after a finish frees 2 cpu of the cohort: cq2's w13 (priority 10)
 // and w03, and cq1's w09, do not fit; w07 (cq2's third, created at 34 s) and
 // w14 (cq1's second, created at 57 s) both fit alone.
-func TestKueueRoundsOneHeadPerQueue(t *testing.T) {
+func TestKueueRoundsNotTaken(t *testing.T) {
 	cpu := corev1.ResourceCPU
 	cq1 := MakeClusterQueue("cq1").Cohort("c").Quota("f2", cpu, "5").Quota("f1", cpu, "0", Borrowing("0")).
 		Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).Obj()
@@ -45,8 +49,8 @@ func TestKueueRoundsOneHeadPerQueue(t *testing.T) {
 		w("w14", "lq1", 0, 1, "2", 57).Obj(),
 	)
 	ds := s.Cycle(now)
-	if got := admittedNames(ds); len(got) != 1 || got[0] != "w14" {
-		t.Fatalf("admitted %v; want [w14], cq1's second workload, ahead of cq2's third as in Kueue's second cycle", got)
+	if got := admittedNames(ds); len(got) != 1 || got[0] != "w07" {
+		t.Fatalf("admitted %v; want [w07], the older of the two (Kueue's second cycle admits w14)", got)
 	}
-	mustPending(t, ds, "w07", ReasonInsufficientQuotaInCohort)
+	mustPending(t, ds, "w14", ReasonInsufficientQuotaInCohort)
 }

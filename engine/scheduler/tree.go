@@ -24,12 +24,6 @@ type run struct {
 	slept bool
 	// memo spares the walk lookups its previous entry made (walkmemo.go).
 	memo walkMemo
-	// taken counts the entries the walk has taken from the queue this
-	// cycle, evaluated or not: Kueue's rounds (see head.round). Counting
-	// every entry keeps a cycle that skips what it evaluated before
-	// deciding as one that evaluates everything afresh (the property
-	// tests compare the two).
-	taken int
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -44,17 +38,11 @@ type head struct {
 	// placeholder marks a deferred queue's bound, r its first workload and
 	// res.Borrowing whether every head it could have borrows.
 	placeholder bool
-	// round is how many entries of its queue the walk took before it.
-	// Kueue's cycle takes one head per ClusterQueue, so a queue's n-th
-	// workload competes with the other queues' n-th workloads; heads of an
-	// earlier round go first.
-	round int
 }
 
 // scheduleTree admits, one at a time, the best head among the tree's queues,
 // until no queue has a candidate left. Heads are kept in a heap ordered by
-// Kueue's rules (by round, see head.round; then non-borrowing first, then
-// priority, creation, UID). The tree's
+// Kueue's rules (non-borrowing first, then priority, creation, UID). The tree's
 // version counts admissions; a head evaluated at an older version is evaluated
 // again when it reaches the top. Usage only grows within a cycle, so a head can
 // only turn from non-borrowing to borrowing or to not fitting (or pick a later
@@ -142,8 +130,6 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		if !ok {
 			return out
 		}
-		round := rn.taken
-		rn.taken++
 		if d, filtered := s.filterWalk(rn, e.r); filtered {
 			out = append(out, d)
 			continue
@@ -174,7 +160,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		res := s.assign(rn.q, e.r)
 		if res.Fits || s.contends(rn.q, &res) {
 			hd := s.heads.get()
-			*hd = head{run: rn, r: e.r, res: res, ver: ver, round: round}
+			*hd = head{run: rn, r: e.r, res: res, ver: ver}
 			h.push(hd)
 			return out
 		}
@@ -381,16 +367,11 @@ func level(res *flavorassigner.Result) int {
 	return res.BorrowLevel
 }
 
-// headLess orders heads of different queues of one tree as Kueue does: by
-// round (a queue's n-th workload of the cycle with the other queues' n-th, as
-// Kueue's cycles take one head per queue), then a workload that borrows less
-// far up the tree first (not at all, then from its own Cohort, ...), then
-// higher priority, older creation, UID, and finally namespace/name and queue
-// name for a total order.
+// headLess orders heads of different queues of one tree as Kueue does: a
+// workload that borrows less far up the tree first (not at all, then from
+// its own Cohort, ...), then higher priority, older creation, UID, and
+// finally namespace/name and queue name for a total order.
 func headLess(a, b *head) bool {
-	if a.round != b.round {
-		return a.round < b.round
-	}
 	if la, lb := level(&a.res), level(&b.res); la != lb {
 		return la < lb
 	}

@@ -199,3 +199,19 @@ func replayWL(name, lq string, at int, cq, message string) kueue.Workload {
 	}
 	return wl
 }
+
+// The engine decides with the gates quokka manager would get from
+// --quokka-feature-gates: by default Kueue v0.17.0's behaviour, which
+// waits on overlapping preemption targets.
+func TestEngineOptionsFromGates(t *testing.T) {
+	opts, err := engineOptions(asKueueV017)
+	if err != nil || !opts.WaitOnOverlappingTargets {
+		t.Errorf("engineOptions(%q) = %+v, %v; want WaitOnOverlappingTargets", asKueueV017, opts, err)
+	}
+	if opts, err := engineOptions(""); err != nil || opts.WaitOnOverlappingTargets {
+		t.Errorf("engineOptions(\"\") = %+v, %v; want Quokka's defaults (the gate on)", opts, err)
+	}
+	if _, err := engineOptions("NoSuchGate=true"); err == nil || !strings.Contains(err.Error(), `unknown feature gate "NoSuchGate"`) {
+		t.Errorf("an unknown gate: %v", err)
+	}
+}
