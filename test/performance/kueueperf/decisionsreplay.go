@@ -40,7 +40,8 @@ import (
 // all at once (docs/kueue-conformance.md, deliberate difference 5). To
 // compare decisions rather than that pacing, a finish is replayed in the
 // same two steps: the engine first decides without the pending workloads of
-// BestEffortFIFO queues, then with them.
+// BestEffortFIFO queues that Kueue has parked (skippedByKueue tells the ones
+// it has not; a guess from their conditions), then with them.
 func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm string, after map[string]string, evicted []string, err error) {
 	before := admissions(step.before)
 	now := time.Now()
