@@ -89,8 +89,8 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		if _, filtered := s.filter(q, r); filtered {
 			continue
 		}
-		res := s.assign(q, r)
-		if res.Fits {
+		res, skipped := s.assign(q, r)
+		if res.Fits || skipped {
 			return false
 		}
 		if !s.contends(q, &res) {

@@ -18,8 +18,11 @@ import (
 // does (reserveCapacityForUnreclaimablePreempt), the workload holds what it
 // is waiting for, for the rest of the cycle: min(request, nominal - usage)
 // of each cell, or, when the assignment borrows, up to the queue's borrowing
-// limit. Its own queue does not see the hold (in Kueue the queue's next
-// workload is looked at in a later cycle, when the hold is gone).
+// limit. No workload is assigned a flavor with the holds counted (Kueue
+// nominates against the snapshot the cycle began with): the other queues'
+// heads are then checked against them, and skipped if they no longer fit
+// (see assign). Its own queue ignores the hold altogether (in Kueue the
+// queue's next workload is looked at in a later cycle, when it is gone).
 //
 // How long it holds follows Kueue's queues. A StrictFIFO head is tried again
 // in every cycle, so it holds in every cycle while it waits. A
@@ -52,8 +55,8 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 	if len(amounts) == 0 {
 		return false
 	}
-	// A queue's holds are one charge, their sum: its own workloads are
-	// assigned with all of them released (withoutOwnHolds), and one charge
+	// A queue's holds are one charge, their sum: workloads are assigned
+	// with all of them released (withoutHolds), and one charge
 	// is released and charged again in constant time, where a deep queue's
 	// thousand holds made every assignment cost a thousand.
 	key := holdKey(q.Name())
@@ -69,7 +72,7 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 		s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts})
 	}
 	s.epoch++
-	s.ownHolds[q.Name()]++
+	s.holdMoves++
 	s.touch(q)
 	s.heldOnce = s.heldOnce || !rn.strict
 	return true
@@ -86,15 +89,15 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 // holds ask for none.
 func (s *Scheduler) WantsCycle() bool { return s.heldOnce }
 
-// viewEpoch is the epoch as q's own workloads see it: it moves with every
-// usage change but q's own holds, which are released whenever one of q's
-// workloads is assigned or searches for victims (withoutOwnHolds). In a deep
-// queue whose waiting workloads hold quota, each of them holds in turn; with
-// the plain epoch, the answers remembered for the first of a shape (shapes.go,
-// failedPreemption) were stale for the next one, which then asked the
+// viewEpoch is the epoch as workloads are assigned and search for victims:
+// it moves with every usage change but holds, which nominations do not see
+// (see nominate); a queue's answers remembered for the first workload of a
+// shape (shapes.go, failedPreemption) stay good for the next one while only
+// holds move. In a deep queue whose waiting workloads hold quota, each of
+// them holds in turn; with the plain epoch, the next one asked the
 // preemption oracle again for the same answer.
-func (s *Scheduler) viewEpoch(q *quota.ClusterQueue) uint64 {
-	return s.epoch - s.ownHolds[q.Name()]
+func (s *Scheduler) viewEpoch(*quota.ClusterQueue) uint64 {
+	return s.epoch - s.holdMoves
 }
 
 // reserve is what a waiting assignment holds (Kueue's
@@ -194,9 +197,22 @@ func deferKey(k types.NamespacedName) types.NamespacedName {
 // withoutOwnHolds runs f with q's own holds released: a queue's workloads do
 // not see what its waiting workloads hold.
 func (s *Scheduler) withoutOwnHolds(q *quota.ClusterQueue, f func()) {
+	s.releasingHolds(func(h heldCharge) bool { return h.cq == q.Name() }, f)
+}
+
+// withoutHolds runs f with every hold released: the state Kueue nominates
+// its heads against, the snapshot taken when the cycle began, where its
+// holds are not (they are added to the snapshot as its loop reaches each
+// holder).
+func (s *Scheduler) withoutHolds(f func()) {
+	s.releasingHolds(func(heldCharge) bool { return true }, f)
+}
+
+// releasingHolds runs f with the holds that match released.
+func (s *Scheduler) releasingHolds(match func(heldCharge) bool, f func()) {
 	n := 0
 	for _, h := range s.holds {
-		if h.cq == q.Name() {
+		if match(h) {
 			s.cache.Release(h.key)
 			n++
 		}
@@ -206,21 +222,10 @@ func (s *Scheduler) withoutOwnHolds(q *quota.ClusterQueue, f func()) {
 		return
 	}
 	for _, h := range s.holds {
-		if h.cq == q.Name() {
+		if match(h) {
 			s.cache.Charge(h.key, h.cq, h.usage)
 		}
 	}
-}
-
-// holdsNow tells whether a workload of ClusterQueue cq holds quota in this
-// cycle.
-func (s *Scheduler) holdsNow(cq string) bool {
-	for _, h := range s.holds {
-		if h.cq == cq {
-			return true
-		}
-	}
-	return false
 }
 
 // holdEpoch is the release epoch of q's tree: it moves whenever quota is

@@ -81,13 +81,31 @@ func (s *Scheduler) stateVersion() uint64 {
 
 // assign is flavorassigner.Assign for a pending workload of q, reusing the
 // workload's remembered result when nothing it depends on changed.
-func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) flavorassigner.Result {
-	if len(s.holds) > 0 {
-		var res flavorassigner.Result
-		s.withoutOwnHolds(q, func() { res = s.assignAsIs(q, r) })
-		return res
+//
+// While workloads hold quota in the cycle (hold.go) it decides as Kueue's
+// cycle does. Kueue nominates every head, flavors and preemption targets,
+// against the snapshot the cycle began with, where no hold is; holds are
+// added as its loop reaches each holder, and a head whose nominated
+// assignment then no longer fits is skipped ("Workload no longer fits after
+// processing another workload"): it preempts nothing, holds nothing, and is
+// requeued at the head of its queue, to be nominated again next cycle. So
+// the assignment is made with every hold released, and skipped tells that
+// it fits there but not with the other queues' holds counted. It does not
+// then look for a flavor that would fit with the holds, or for victims:
+// under a StrictFIFO queue's hold, which comes back every cycle, Kueue
+// skips such a head every cycle (seed 5, scenario 0 of
+// docs/kueue-decisions.md).
+func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) (res flavorassigner.Result, skipped bool) {
+	if len(s.holds) == 0 {
+		return s.assignAsIs(q, r), false
 	}
-	return s.assignAsIs(q, r)
+	s.withoutHolds(func() { res = s.assignAsIs(q, r) })
+	if !res.Fits {
+		return res, false
+	}
+	fits := true
+	s.withoutOwnHolds(q, func() { fits = s.fitsNow(q, res.Usage) })
+	return res, !fits
 }
 
 // assignAsIs is assign with the cache as it stands.

@@ -326,6 +326,10 @@ func TestKueueScheduleResourcesToReserve(t *testing.T) {
 		asks        []*kueue.Workload
 		wantAdmit   []string
 		wantPending []string
+		// wantSkipped fit without the hold and not with it: Kueue skips
+		// them ("Workload no longer fits after processing another
+		// workload"), it does not look for another flavor or for victims.
+		wantSkipped []string
 	}{
 		{
 			name:        "Reserved memory equal assignment usage, assignment preempts: what is left beside the hold is usable",
@@ -333,13 +337,33 @@ func TestKueueScheduleResourcesToReserve(t *testing.T) {
 			asks:        []*kueue.Workload{ask("memory-10", "memory", "10"), ask("gpu-6", "gpu", "6")},
 			wantAdmit:   []string{"gpu-6"},
 			wantPending: []string{"memory-10", "preemptor"},
+			wantSkipped: []string{"memory-10"},
 		},
 		{
-			name:        "Reserved memory equal assignment usage, assignment preempts: the held quota is not lent",
+			name:        "Reserved memory equal assignment usage, assignment preempts: the held memory is not lent",
+			objs:        withinNominal,
+			asks:        []*kueue.Workload{ask("memory-1", "memory", "1")},
+			wantAdmit:   []string{},
+			wantPending: []string{"memory-1", "preemptor"},
+			wantSkipped: []string{"memory-1"},
+		},
+		{
+			name:        "Reserved memory equal assignment usage, assignment preempts: the held GPUs are not lent",
+			objs:        withinNominal,
+			asks:        []*kueue.Workload{ask("gpu-7", "gpu", "7")},
+			wantAdmit:   []string{},
+			wantPending: []string{"gpu-7", "preemptor"},
+			wantSkipped: []string{"gpu-7"},
+		},
+		{
+			// Kueue requeues a skipped head at the head of its queue: the
+			// queue's next workload is not looked at in this cycle.
+			name:        "Reserved memory equal assignment usage, assignment preempts: a skipped head keeps its queue's next workload waiting",
 			objs:        withinNominal,
 			asks:        []*kueue.Workload{ask("memory-1", "memory", "1"), ask("gpu-7", "gpu", "7")},
 			wantAdmit:   []string{},
-			wantPending: []string{"gpu-7", "memory-1", "preemptor"},
+			wantPending: []string{"gpu-7", "preemptor"},
+			wantSkipped: []string{"gpu-7"},
 		},
 		{
 			name:        "Reserved memory cut by nominal+borrowing quota, assignment preempts and borrows: what is left beside the hold is usable",
@@ -349,11 +373,20 @@ func TestKueueScheduleResourcesToReserve(t *testing.T) {
 			wantPending: []string{"preemptor"},
 		},
 		{
-			name:        "Reserved memory cut by nominal+borrowing quota, assignment preempts and borrows: the held quota is not lent",
+			name:        "Reserved memory cut by nominal+borrowing quota, assignment preempts and borrows: the held memory is not lent",
 			objs:        borrowing,
-			asks:        []*kueue.Workload{ask("memory-101", "memory", "101"), ask("gpu-9", "gpu", "9")},
+			asks:        []*kueue.Workload{ask("memory-101", "memory", "101")},
 			wantAdmit:   []string{},
-			wantPending: []string{"gpu-9", "memory-101", "preemptor"},
+			wantPending: []string{"memory-101", "preemptor"},
+			wantSkipped: []string{"memory-101"},
+		},
+		{
+			name:        "Reserved memory cut by nominal+borrowing quota, assignment preempts and borrows: the held GPUs are not lent",
+			objs:        borrowing,
+			asks:        []*kueue.Workload{ask("gpu-9", "gpu", "9")},
+			wantAdmit:   []string{},
+			wantPending: []string{"gpu-9", "preemptor"},
+			wantSkipped: []string{"gpu-9"},
 		},
 		{
 			name:        "Reserved memory equal assignment usage, CQ borrowing limit is nil",
@@ -361,6 +394,7 @@ func TestKueueScheduleResourcesToReserve(t *testing.T) {
 			asks:        []*kueue.Workload{ask("memory-1", "memory", "1")},
 			wantAdmit:   []string{},
 			wantPending: []string{"memory-1", "preemptor"},
+			wantSkipped: []string{"memory-1"},
 		},
 	}
 	for _, tc := range cases {
@@ -376,15 +410,21 @@ func TestKueueScheduleResourcesToReserve(t *testing.T) {
 			if !slices.Equal(got, tc.wantAdmit) {
 				t.Errorf("admitted %v, want %v", got, tc.wantAdmit)
 			}
-			var pending []string
+			var pending, skipped []string
 			for _, d := range ds {
 				if p, ok := d.(Pending); ok {
 					pending = append(pending, p.Workload.Name)
+					if p.Message == skippedMessage {
+						skipped = append(skipped, p.Workload.Name)
+					}
 				}
 			}
 			sort.Strings(pending)
 			if !slices.Equal(pending, tc.wantPending) {
 				t.Errorf("pending %v, want %v", pending, tc.wantPending)
+			}
+			if !slices.Equal(skipped, tc.wantSkipped) {
+				t.Errorf("skipped %v, want %v", skipped, tc.wantSkipped)
 			}
 			if len(preempts(ds)) != 0 {
 				t.Errorf("unexpected preemptions %+v", preempts(ds))

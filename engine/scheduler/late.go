@@ -158,10 +158,15 @@ func (s *Scheduler) nextContender(rn *run) *head {
 		if _, filtered := s.filterWalk(rn, e.r); filtered {
 			continue
 		}
-		if skip, _ := s.skipFor(rn, e.r); skip {
+		skip := false
+		s.withoutHolds(func() { skip, _ = s.skipFor(rn, e.r) })
+		if skip {
 			continue
 		}
-		res := s.assign(rn.q, e.r)
+		res, skipped := s.assign(rn.q, e.r)
+		if skipped {
+			return nil // walked no further in this cycle (see skipped)
+		}
 		if !res.Fits && !s.contends(rn.q, &res) {
 			continue
 		}

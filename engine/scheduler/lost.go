@@ -22,9 +22,9 @@ import (
 // still gets none. Evaluated, the head and everything behind it would get no
 // flavor: the queue would decide nothing. So it goes back to sleep with the
 // sleeper it had, whose needs still hold: its pending and admitted workloads
-// are those they were computed for. A queue whose workloads hold quota while
-// they wait, in this cycle (its own holds are charged, but its workloads do
-// not see them) or in the walk its sleeper comes from, is never dropped.
+// are those they were computed for. No queue is dropped while workloads hold
+// quota in the cycle, nor one whose workloads held in the walk its sleeper
+// comes from.
 //
 // Only quiet cycles drop heads so: the dropped queue's workloads get no
 // Pending decision, and its sleeper keeps needs from an earlier walk.
@@ -120,7 +120,13 @@ func (s *Scheduler) lostForGood(rn *run) bool {
 	if !ok {
 		return false
 	}
-	if best, ok := s.rootBound(q, root); !ok || sl.holds || s.holdsNow(name) || s.mayChange(sl, best) {
+	// While any workload holds quota, a head that gets a flavor without the
+	// holds and does not fit with them is skipped (see assign), which keeps
+	// its queue awake: rootBound, which counts the holds, cannot tell.
+	if len(s.holds) > 0 {
+		return false
+	}
+	if best, ok := s.rootBound(q, root); !ok || sl.holds || s.mayChange(sl, best) {
 		return false
 	}
 	set, ok := st.byRoot[root]

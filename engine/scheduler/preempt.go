@@ -312,7 +312,10 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		}
 	}
 	var targets []preemption.Target
-	s.withoutOwnHolds(q, func() { targets, scope, own = s.findVictims(q, r, res.Preemption) })
+	// Kueue's nomination chooses the targets against the snapshot the
+	// cycle began with, without holds (see assign); fitsOnceEvicted counts
+	// the other queues' holds, as its loop's check does.
+	s.withoutHolds(func() { targets, scope, own = s.findVictims(q, r, res.Preemption) })
 	if scope == scopeNone || len(targets) == 0 {
 		if remember {
 			memo.scope, memo.own = scope, own

@@ -127,9 +127,9 @@ type Scheduler struct {
 	// workloads behind them do not search again.
 	epoch            uint64
 	failedPreemption map[string][]failedSearch
-	// ownHolds counts, per ClusterQueue, the moves of epoch made by its own
-	// holds, which its own workloads do not see (see viewEpoch).
-	ownHolds map[string]uint64
+	// holdMoves counts the moves of epoch made by holds, which nominations
+	// do not see (see viewEpoch).
+	holdMoves uint64
 	// heldOnce is set by a cycle in which a BestEffortFIFO workload held
 	// quota, which it does for that cycle only (see WantsCycle).
 	heldOnce bool
@@ -348,7 +348,6 @@ func New(opts Options) *Scheduler {
 		nodeIDs:        map[quota.FairNode]int{},
 
 		failedPreemption: map[string][]failedSearch{},
-		ownHolds:         map[string]uint64{},
 		unfitOnceEvicted: map[string][]unfitOnceEvicted{},
 		victimOf:         map[types.NamespacedName]types.NamespacedName{},
 		strategies:       strategiesOf(opts.FairSharing),

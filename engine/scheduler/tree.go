@@ -88,7 +88,11 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			continue
 		}
 		if hd.ver != ver {
-			res := s.assign(hd.run.q, hd.r)
+			res, skipped := s.assign(hd.run.q, hd.r)
+			if skipped {
+				out = s.skipped(hd.run, hd.r, out)
+				continue
+			}
 			hd.ver = ver
 			if !res.Fits && !s.contends(hd.run.q, &res) {
 				out = s.notAdmitted(hd.run, hd.r, &res, h, ver, out)
@@ -145,7 +149,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		var skip bool
 		var blockers []need
 		if len(s.holds) > 0 {
-			s.withoutOwnHolds(rn.q, func() { skip, blockers = s.skipFor(rn, e.r) })
+			s.withoutHolds(func() { skip, blockers = s.skipFor(rn, e.r) })
 		} else {
 			skip, blockers = s.skipFor(rn, e.r)
 		}
@@ -157,7 +161,10 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
-		res := s.assign(rn.q, e.r)
+		res, skipped := s.assign(rn.q, e.r)
+		if skipped {
+			return s.skipped(rn, e.r, out)
+		}
 		if res.Fits || s.contends(rn.q, &res) {
 			hd := s.heads.get()
 			*hd = head{run: rn, r: e.r, res: res, ver: ver}
@@ -239,7 +246,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 			}
 		}
 		if len(s.holds) > 0 {
-			s.withoutOwnHolds(rn.q, note)
+			s.withoutHolds(note)
 		} else {
 			note()
 		}
@@ -257,6 +264,23 @@ func (s *Scheduler) notAdmitted(rn *run, r *record, res *flavorassigner.Result, 
 		return s.blockRest(rn, r, out)
 	}
 	return s.pushNext(rn, h, ver, out)
+}
+
+// skippedMessage is Kueue's Pending message for a head that its cycle
+// nominated but that no longer fit when its turn came.
+const skippedMessage = "Workload no longer fits after processing another workload"
+
+// skipped settles a head that fits without the cycle's holds but not with
+// them (see assign): pending, its queue walked no further in this cycle, as
+// Kueue requeues it at the head of its queue, and awake for the next.
+func (s *Scheduler) skipped(rn *run, r *record, out []Decision) []Decision {
+	rn.outcome.active = true
+	out = append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(),
+		Reason: ReasonInsufficientQuotaInCohort, Message: skippedMessage}))
+	if rn.strict {
+		return s.blockRest(rn, r, out)
+	}
+	return out
 }
 
 // blockRest settles everything behind a StrictFIFO head that does not fit.
