@@ -3,6 +3,7 @@ package preemption
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // less is Kueue's candidate order: workloads already being evicted first, then
@@ -10,6 +11,14 @@ import (
 // the preemptor's own queue, then, within a queue that uses admission fair
 // sharing, those of the LocalQueue that used more, then lower priority, then
 // the most recently admitted, then UID and name so that the order is total.
+//
+// Admission times are compared to the second, as Kueue compares them: it
+// reads the QuotaReserved condition's time of the Workload in its cache,
+// which the API server keeps to the second (a custom resource is stored as
+// JSON, and metav1.Time is RFC 3339 there), so two workloads admitted within
+// one second tie and fall to UID. The engine knows the instants of its own
+// admissions; ordering by them picked the later of two such workloads where
+// Kueue picked by UID (decisions harness, seed 5 scenario 0 event 12).
 func less(a, b *Candidate, own string) bool {
 	return compareCandidates(a, b, own) < 0
 }
@@ -38,8 +47,8 @@ func compareCandidates(a, b *Candidate, own string) int {
 			return -1
 		}
 		return 1
-	case !a.AdmittedAt.Equal(b.AdmittedAt):
-		if a.AdmittedAt.After(b.AdmittedAt) {
+	case !admittedSecond(a).Equal(admittedSecond(b)):
+		if admittedSecond(a).After(admittedSecond(b)) {
 			return -1
 		}
 		return 1
@@ -55,3 +64,7 @@ func compareCandidates(a, b *Candidate, own string) int {
 func sortCandidates(cands []*Candidate, own string) {
 	slices.SortFunc(cands, func(a, b *Candidate) int { return compareCandidates(a, b, own) })
 }
+
+// admittedSecond is the candidate's admission time as the API server stores
+// it (see less).
+func admittedSecond(c *Candidate) time.Time { return c.AdmittedAt.Truncate(time.Second) }

@@ -80,8 +80,8 @@ func TestScenariosAreReproducibleAndValid(t *testing.T) {
 }
 
 // A finish is replayed as Kueue paces it: the queues Kueue keeps in its heap
-// (StrictFIFO heads, and workloads its last cycle skipped for another's sake)
-// decide first, the workloads it parked a second later
+// (StrictFIFO heads, and workloads its cycles skip for another's sake, see
+// inHeap) decide first, the workloads it parked a second later
 // (docs/kueue-conformance.md, deliberate difference 5).
 //
 // cq-b (BestEffortFIFO, nominal 4) runs x and y; h, the head of the StrictFIFO
@@ -104,8 +104,10 @@ func TestReplayPacesAFinishAsKueue(t *testing.T) {
 		want     map[string]string
 	}{
 		{"p parked", parkedMessage, map[string]string{"x": "cq-b/f", "h": "cq-a/f"}},
-		{"p skipped by Kueue's last cycle, so in its heap", "Workload no longer fits after processing another workload",
-			map[string]string{"x": "cq-b/f", "p": "cq-b/f"}},
+		// Kueue tried p again at once after the skip, found no room and
+		// parked it, writing no new condition (see inHeap); nothing skips it
+		// in the settled state.
+		{"p skipped once, then parked", kueueSkippedMessage, map[string]string{"x": "cq-b/f", "h": "cq-a/f"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			step := &kueueStep{
@@ -125,6 +127,55 @@ func TestReplayPacesAFinishAsKueue(t *testing.T) {
 				t.Errorf("after y finished: %v, evicted %v; want %v", after, evicted, tc.want)
 			}
 		})
+	}
+}
+
+// A workload skipped in every cycle stays in Kueue's heap: here cq-s's
+// StrictFIFO head s (4 cpu, within cq-s's nominal quota, which cq-b's z
+// borrows) can reclaim nothing and holds 4 cpu in every cycle, and p (cq-b),
+// which would borrow the cohort's 2 free cpu, no longer fits beside the
+// hold. The engine's settling cycles report p as skipped, so the replay
+// keeps it in the heap; a workload with the same condition that the engine
+// does not skip is taken as parked.
+func TestSettleEngineReportsWorkloadsSkippedEveryCycle(t *testing.T) {
+	sc := &scenario{name: "ns",
+		flavors: []*kueue.ResourceFlavor{{ObjectMeta: metav1.ObjectMeta{Name: "f"}}},
+		cqs: []*kueue.ClusterQueue{
+			replayCQ("cq-s", kueue.StrictFIFO, 4),
+			replayCQ("cq-b", kueue.BestEffortFIFO, 4),
+		},
+		lqs: []*kueue.LocalQueue{replayLQ("lq-s", "cq-s"), replayLQ("lq-b", "cq-b")},
+	}
+	sWL := replayWL("s", "lq-s", 4, "", "")
+	sWL.Spec.PodSets[0].Count = 2
+	wls := []kueue.Workload{
+		replayWL("x", "lq-b", 1, "cq-b", ""),
+		replayWL("y", "lq-b", 2, "cq-b", ""),
+		replayWL("z", "lq-b", 3, "cq-b", ""),
+		sWL,
+		replayWL("p", "lq-b", 5, "", kueueSkippedMessage),
+	}
+	s, err := replayEngine(scheduler.Options{}, sc, wls, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := admissions(wls)
+	evicted, skipping, err := settleEngine(s, time.Date(2026, 12, 4, 0, 1, 0, 0, time.UTC), held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evicted) != 0 || !reflect.DeepEqual(skipping, map[string]bool{"p": true}) {
+		t.Fatalf("settled: evicted %v, skipping %v; want nothing evicted and p skipped under s's hold", evicted, skipping)
+	}
+	if !inHeap(&wls[4], skipping) {
+		t.Error("inHeap(p) = false for a workload skipped in every cycle")
+	}
+	parked := replayWL("p", "lq-b", 5, "", "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor f, 2 more needed")
+	if inHeap(&parked, skipping) {
+		t.Error("inHeap = true for a workload whose condition says it got no flavor")
+	}
+	if inHeap(&wls[4], map[string]bool{}) {
+		t.Error("inHeap = true for a workload the settled engine does not skip")
 	}
 }
 

@@ -40,8 +40,9 @@ import (
 // all at once (docs/kueue-conformance.md, deliberate difference 5). To
 // compare decisions rather than that pacing, a finish is replayed in the
 // same two steps: the engine first decides without the pending workloads of
-// BestEffortFIFO queues that Kueue has parked (skippedByKueue tells the ones
-// it has not; a guess from their conditions), then with them.
+// BestEffortFIFO queues that Kueue has parked, then with them. Kueue keeps
+// in its heap the ones its cycles skip for another's sake again and again
+// (inHeap; a guess from their conditions and the engine's own cycles).
 func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm string, after map[string]string, evicted []string, err error) {
 	before := admissions(step.before)
 	now := time.Now()
@@ -53,7 +54,8 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 		return "", nil, nil, err
 	}
 	after = maps.Clone(before)
-	if evicted, err = settleEngine(s, now, after); err != nil {
+	var skipping map[string]bool
+	if evicted, skipping, err = settleEngine(s, now, after); err != nil {
 		return "", nil, nil, fmt.Errorf("before the event: %w", err)
 	}
 	if diff := stepDiff(before, after, nil, evicted); diff != "" {
@@ -63,7 +65,7 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 		if err := s.UpsertWorkload(step.created); err != nil {
 			return "", nil, nil, err
 		}
-		if evicted, err = settleEngine(s, now.Add(time.Second), after); err != nil {
+		if evicted, _, err = settleEngine(s, now.Add(time.Second), after); err != nil {
 			return "", nil, nil, err
 		}
 		return "", after, evicted, nil
@@ -79,7 +81,7 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	var parked []*kueue.Workload
 	s, err = replayEngine(opts, sc, step.before, func(wl *kueue.Workload) bool {
 		if admissionOf(wl) == "" && !apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) &&
-			bestEffort[string(wl.Spec.QueueName)] && !skippedByKueue(wl) {
+			bestEffort[string(wl.Spec.QueueName)] && !inHeap(wl, skipping) {
 			parked = append(parked, wl)
 			return true
 		}
@@ -88,12 +90,12 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	if err != nil {
 		return "", nil, nil, err
 	}
-	if _, err = settleEngine(s, now, after); err != nil {
+	if _, _, err = settleEngine(s, now, after); err != nil {
 		return "", nil, nil, fmt.Errorf("before the event: %w", err)
 	}
 	s.FinishWorkload(types.NamespacedName{Namespace: sc.name, Name: step.finished})
 	delete(after, step.finished)
-	if evicted, err = settleEngine(s, now.Add(time.Second), after); err != nil {
+	if evicted, _, err = settleEngine(s, now.Add(time.Second), after); err != nil {
 		return "", nil, nil, err
 	}
 	for _, wl := range parked {
@@ -101,7 +103,7 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 			return "", nil, nil, err
 		}
 	}
-	more, err := settleEngine(s, now.Add(2*time.Second), after)
+	more, _, err := settleEngine(s, now.Add(2*time.Second), after)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -110,18 +112,29 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	return "", after, evicted, nil
 }
 
-// skippedByKueue tells whether Kueue's last cycle skipped the workload for
-// another's sake (setSkipped in pkg/scheduler/scheduler.go: it no longer fit
-// once an earlier head's admission or reservation was counted, or its
-// preemption targets overlapped another's): Kueue requeues such a workload at
-// once (RequeueReasonFailedAfterNomination) instead of parking it, so it is in
-// the heap when quota is released, like a StrictFIFO head.
-func skippedByKueue(wl *kueue.Workload) bool {
+// inHeap guesses whether Kueue keeps the pending workload in its queue's
+// heap rather than parked. Kueue requeues a workload it skipped for another's
+// sake (setSkipped in pkg/scheduler/scheduler.go: it no longer fit once an
+// earlier head's admission or hold was counted, or its preemption targets
+// overlapped another's) at once (RequeueReasonFailedAfterNomination), and
+// tries it again in its next cycle, milliseconds later. If that try fails to
+// get a flavor, Kueue parks it, and usually writes no condition: it compares
+// the new message with the condition of the Workload in its cache, which
+// still has the message from before the skip, often the same. So a skipped
+// workload is still in the heap after the event settled only when every
+// cycle skips it, as under a StrictFIFO head's hold; the engine's own cycles
+// on the same state (skipping, the workloads its last settling cycle
+// skipped so) tell which those are.
+func inHeap(wl *kueue.Workload, skipping map[string]bool) bool {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-	return c != nil && c.Status == metav1.ConditionFalse &&
-		(strings.HasPrefix(c.Message, "Workload no longer fits after processing another workload") ||
+	return c != nil && c.Status == metav1.ConditionFalse && skipping[wl.Name] &&
+		(strings.HasPrefix(c.Message, kueueSkippedMessage) ||
 			strings.HasPrefix(c.Message, "Workload has overlapping preemption targets with another workload"))
 }
+
+// kueueSkippedMessage is the Pending message of a workload that Kueue's
+// cycle nominated and then skipped, which the engine gives too.
+const kueueSkippedMessage = "Workload no longer fits after processing another workload"
 
 // replayEngine builds an engine with the scenario's queues and the given
 // workloads, but those skip (when not nil) leaves out.
@@ -157,18 +170,23 @@ func replayEngine(opts scheduler.Options, sc *scenario, wls []kueue.Workload, sk
 
 // settleEngine runs cycles until one changes nothing and asks for no other,
 // keeping held up to date (workload name → admission) and confirming each
-// eviction at once. It returns the workloads evicted, in name order.
-func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string) ([]string, error) {
-	var evicted []string
+// eviction at once. It returns the workloads evicted, in name order, and
+// those its last cycle skipped for another's sake (see inHeap).
+func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string) (evicted []string, skipping map[string]bool, err error) {
 	// A scenario has a few workloads: a few hundred cycles mean the
 	// engine is going round in circles.
 	for cycle := 0; ; cycle++ {
 		if cycle == 500 {
-			return nil, fmt.Errorf("still deciding after %d cycles", cycle)
+			return nil, nil, fmt.Errorf("still deciding after %d cycles", cycle)
 		}
 		changed := false
+		skipping = map[string]bool{}
 		for _, d := range s.Cycle(now.Add(time.Duration(cycle) * time.Millisecond)) {
 			switch d := d.(type) {
+			case scheduler.Pending:
+				if d.Message == kueueSkippedMessage {
+					skipping[d.Workload.Name] = true
+				}
 			case scheduler.Admit:
 				held[d.Workload.Name] = admissionString(d.ClusterQueue, d.PodSets[0].Flavors[corev1.ResourceCPU])
 				changed = true
@@ -186,7 +204,7 @@ func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string)
 		}
 	}
 	sort.Strings(evicted)
-	return evicted, nil
+	return evicted, skipping, nil
 }
 
 // stepDiff says how Quokka's outcome of a step differs from Kueue's, or "" when
