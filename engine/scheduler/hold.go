@@ -91,12 +91,12 @@ func (s *Scheduler) WantsCycle() bool { return s.heldOnce }
 
 // viewEpoch is the epoch as workloads are assigned and search for victims:
 // it moves with every usage change but holds, which nominations do not see
-// (see nominate); a queue's answers remembered for the first workload of a
+// (see assign); a queue's answers remembered for the first workload of a
 // shape (shapes.go, failedPreemption) stay good for the next one while only
 // holds move. In a deep queue whose waiting workloads hold quota, each of
 // them holds in turn; with the plain epoch, the next one asked the
 // preemption oracle again for the same answer.
-func (s *Scheduler) viewEpoch(*quota.ClusterQueue) uint64 {
+func (s *Scheduler) viewEpoch() uint64 {
 	return s.epoch - s.holdMoves
 }
 

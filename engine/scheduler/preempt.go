@@ -302,7 +302,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	// time): a search that failed for an equal workload at the same epoch would
 	// fail again. Not so when PreemptionConfig rules read the preemptor's
 	// labels or LocalQueue: then an equal workload may find victims.
-	memo := failedSearch{epoch: s.viewEpoch(q), priority: r.priority, usage: res.Preemption.Usage}
+	memo := failedSearch{epoch: s.viewEpoch(), priority: r.priority, usage: res.Preemption.Usage}
 	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
 	if remember {
 		for _, f := range s.failedPreemption[q.Name()] {

@@ -52,14 +52,14 @@ func (s *Scheduler) shapesFor(q *quota.ClusterQueue) *shapeCache {
 	if c == nil {
 		c = &shapeCache{unfit: map[prioShape]*flavorassigner.Result{}, skip: map[prioShape]skipAnswer{}, blockers: map[string][]need{}}
 		s.shapes[q.Name()] = c
-	} else if c.q == q && c.epoch == s.viewEpoch(q) && c.cycle == s.cycle && c.structVer == s.structVer {
+	} else if c.q == q && c.epoch == s.viewEpoch() && c.cycle == s.cycle && c.structVer == s.structVer {
 		return c
 	}
 	// Every admission moves the epoch: reuse the maps rather than allocate.
 	clear(c.unfit)
 	clear(c.skip)
 	clear(c.blockers)
-	c.q, c.epoch, c.cycle, c.structVer = q, s.viewEpoch(q), s.cycle, s.structVer
+	c.q, c.epoch, c.cycle, c.structVer = q, s.viewEpoch(), s.cycle, s.structVer
 	return c
 }
 
