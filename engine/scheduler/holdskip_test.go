@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -108,5 +109,79 @@ func TestKueueSkippedHeadTakesNoOtherFlavor(t *testing.T) {
 	}
 	if p := mustPending(t, ds, "w05", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
 		t.Fatalf("w05's message %q, want Kueue's %q", p.Message, skippedMessage)
+	}
+}
+
+// A head that fit when the cycle began, and no longer does once an earlier
+// head of the cycle is admitted, holds nothing in that cycle: Kueue
+// nominated it as fitting and skips it when its turn comes, so the heads
+// after it get what is left, and it holds from its next cycle on. Found by
+// the fair-sharing decisions run (seed 3, scenario 10, event 11,
+// docs/kueue-decisions.md); the world here is classic. Four cpu are lent by
+// lender; x (priority 20), h (10) and s (0) all borrow, so they go in
+// priority order. x takes 2; h (3 cpu, StrictFIFO, may preempt while
+// borrowing but finds nobody of lower priority) would then hold 3, which
+// kept s out; Kueue admits s.
+func TestKueueHeadNominatedFittingHoldsNothingInItsCycle(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
+		MakeClusterQueue("lender").Cohort("c").Quota("f1", cpu, "4").Obj(),
+		MakeClusterQueue("cqx").Cohort("c").Quota("f1", cpu, "0").Obj(),
+		MakeClusterQueue("cqh").Cohort("c").Strategy(kueue.StrictFIFO).Quota("f1", cpu, "0").
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).BorrowWithinCohort(nil).Obj(),
+		MakeClusterQueue("cqs").Cohort("c").Quota("f1", cpu, "0").Obj(),
+		MakeLocalQueue("ns", "lqx", "cqx").Obj(), MakeLocalQueue("ns", "lqh", "cqh").Obj(), MakeLocalQueue("ns", "lqs", "cqs").Obj(),
+		MakeWorkload("ns", "x").Queue("lqx").Priority(20).Created(time.Second).Request(cpu, "2").Obj(),
+		MakeWorkload("ns", "h").Queue("lqh").Priority(10).Created(2*time.Second).Request(cpu, "3").Obj(),
+		MakeWorkload("ns", "s").Queue("lqs").Priority(0).Created(3*time.Second).Request(cpu, "1").Obj(),
+	)
+	ds := s.Cycle(now)
+	got := admittedNames(ds)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"s", "x"}) {
+		t.Fatalf("admitted %v, want [s x]: h, nominated as fitting, is skipped once x is admitted and holds nothing in this cycle; decisions %v", got, ds)
+	}
+	if ps := preempts(ds); len(ps) != 0 {
+		t.Fatalf("preempted %+v; nobody has a lower priority than h", ps)
+	}
+	mustPending(t, ds, "h", ReasonInsufficientQuotaInCohort)
+	ds = s.Cycle(now.Add(time.Millisecond))
+	if got := admittedNames(ds); len(got) != 0 {
+		t.Fatalf("second cycle admitted %v, want nothing", got)
+	}
+}
+
+// The same for the room a ready preemptor takes: the engine admits it before
+// its cycle's walks, but in Kueue it is a head of the same cycle, nominated
+// with the others. Found by the fair-sharing decisions run (seed 3, scenario
+// 10, event 11); classic here. p preempts v, which borrows the lender's 4
+// cpu; once v is evicted, p takes 2, and v (StrictFIFO, may preempt while
+// borrowing, but nobody has a lower priority) would hold all 4 and keep s
+// out. Kueue nominated v as fitting (p not admitted yet), skips it, and
+// admits s.
+func TestKueueHeadNominatedFittingHoldsNothingBesideAReadyPreemptor(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
+		MakeClusterQueue("lender").Cohort("c").Quota("f1", cpu, "4").Obj(),
+		MakeClusterQueue("cqp").Cohort("c").Quota("f1", cpu, "0").
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).BorrowWithinCohort(nil).Obj(),
+		MakeClusterQueue("cqv").Cohort("c").Strategy(kueue.StrictFIFO).Quota("f1", cpu, "0").
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).BorrowWithinCohort(nil).Obj(),
+		MakeClusterQueue("cqs").Cohort("c").Quota("f1", cpu, "0").Obj(),
+		MakeLocalQueue("ns", "lqp", "cqp").Obj(), MakeLocalQueue("ns", "lqv", "cqv").Obj(), MakeLocalQueue("ns", "lqs", "cqs").Obj(),
+		MakeWorkload("ns", "v").Queue("lqv").Priority(0).Created(time.Second).Request(cpu, "4").ReserveQuota("cqv", "f1").Obj(),
+		MakeWorkload("ns", "s").Queue("lqs").Priority(0).Created(2*time.Second).Request(cpu, "1").Obj(),
+		MakeWorkload("ns", "p").Queue("lqp").Priority(20).Created(3*time.Second).Request(cpu, "2").Obj(),
+	)
+	ds := s.Cycle(now)
+	if got := victimNames(ds); got != "v:InCohortReclaimWhileBorrowing" {
+		t.Fatalf("victims %q, want v (decisions %v)", got, ds)
+	}
+	confirm(s, ds)
+	ds = s.Cycle(now.Add(time.Millisecond))
+	got := admittedNames(ds)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"p", "s"}) {
+		t.Fatalf("admitted %v, want [p s]: v, nominated as fitting before p's admission, holds nothing in this cycle; decisions %v", got, ds)
 	}
 }

@@ -171,7 +171,7 @@ func (s *Scheduler) nextContender(rn *run) *head {
 			continue
 		}
 		hd := s.heads.get()
-		*hd = head{run: rn, r: e.r, res: res, ver: *s.walk.ver}
+		*hd = head{run: rn, r: e.r, res: res, ver: *s.walk.ver, nominatedFit: s.nominatedFit(rn.q, &res)}
 		return hd
 	}
 }

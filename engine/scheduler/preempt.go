@@ -251,9 +251,40 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 		}
 		if res.Fits {
 			out = append(out, s.admit(rd.q, rd.r, &res))
+			s.readyAdmits = append(s.readyAdmits, rd.r.info.Key)
 		}
 	}
 	return out
+}
+
+// nominatedFit tells whether a head that does not fit would have fit as
+// Kueue nominates it: against the snapshot its cycle began with, before the
+// cycle's admissions, which here include the ready preemptors admitted
+// before the walks (admitReady; in Kueue they are heads of the same cycle),
+// and without holds. Such a head holds nothing in this cycle (see
+// settleUnfit).
+func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Result) bool {
+	if res.Fits {
+		return true
+	}
+	if len(s.readyAdmits) == 0 || res.Preemption == nil || !s.mayHold(q) {
+		return false
+	}
+	fits := false
+	s.withoutHolds(func() {
+		var gone []heldCharge
+		for _, k := range s.readyAdmits {
+			if cq, usage, ok := s.cache.Charged(k); ok {
+				gone = append(gone, heldCharge{key: k, cq: cq, usage: usage})
+				s.cache.Release(k)
+			}
+		}
+		fits = s.fitsNow(q, res.Preemption.Usage)
+		for i := len(gone) - 1; i >= 0; i-- {
+			s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
+		}
+	})
+	return fits
 }
 
 // fitsNow tells whether usage fits in q as the cache stands.

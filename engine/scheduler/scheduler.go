@@ -112,6 +112,9 @@ type Scheduler struct {
 	ready map[string][]types.NamespacedName
 	// readyFor holds the assignment each ready preemptor preempted for.
 	readyFor map[types.NamespacedName]*flavorassigner.Assignment
+	// readyAdmits lists the ready preemptors admitted at the start of the
+	// tree being scheduled (see nominatedFit).
+	readyAdmits []types.NamespacedName
 	// now is the time of the running cycle; cycle counts cycles.
 	now     time.Time
 	cycle   uint64

@@ -38,6 +38,11 @@ type head struct {
 	// placeholder marks a deferred queue's bound, r its first workload and
 	// res.Borrowing whether every head it could have borrows.
 	placeholder bool
+	// nominatedFit tells that the head fit as Kueue would have nominated
+	// it, when its queue's walk reached it (see Scheduler.nominatedFit):
+	// if an admission of the cycle takes its room, it holds no quota in
+	// this cycle (see settleUnfit).
+	nominatedFit bool
 }
 
 // scheduleTree admits, one at a time, the best head among the tree's queues,
@@ -53,6 +58,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	if s.strategies != nil {
 		h.fair = s
 	}
+	s.readyAdmits = s.readyAdmits[:0]
 	out = s.admitReady(t, out)
 	s.beginDeferral(h)
 	runs := make([]*run, 0, len(t.queues))
@@ -95,7 +101,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			}
 			hd.ver = ver
 			if !res.Fits && !s.contends(hd.run.q, &res) {
-				out = s.notAdmitted(hd.run, hd.r, &res, h, ver, out)
+				out = s.notAdmitted(hd, &res, h, ver, out)
 				continue
 			}
 			worse := level(&res) > level(&hd.res)
@@ -108,7 +114,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		}
 		if !hd.res.Fits {
 			// Its turn to preempt, or to hold what it waits for.
-			out = s.notAdmitted(hd.run, hd.r, &hd.res, h, ver, out)
+			out = s.notAdmitted(hd, &hd.res, h, ver, out)
 			continue
 		}
 		out = append(out, s.admit(hd.run.q, hd.r, &hd.res))
@@ -167,12 +173,12 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		}
 		if res.Fits || s.contends(rn.q, &res) {
 			hd := s.heads.get()
-			*hd = head{run: rn, r: e.r, res: res, ver: ver}
+			*hd = head{run: rn, r: e.r, res: res, ver: ver, nominatedFit: s.nominatedFit(rn.q, &res)}
 			h.push(hd)
 			return out
 		}
 		var charged bool
-		out, charged = s.settleUnfit(rn, e.r, &res, out)
+		out, charged = s.settleUnfit(rn, e.r, &res, true, out)
 		if charged {
 			// The preemptor's reservation (or a hold) changed the tree:
 			// heads evaluated before must be evaluated again.
@@ -193,9 +199,17 @@ const overlappingTargetsMessage = "Workload has overlapping preemption targets w
 // settleUnfit preempts for a workload that does not fit, when its queue may,
 // or leaves it pending with the assigner's reason; a workload that needs
 // preemption but found no victims may hold quota for the rest of the cycle
-// (see hold). It tells whether it charged the cache (a preemptor's
-// reservation or a hold).
-func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, out []Decision) ([]Decision, bool) {
+// (see hold), when mayHold. It tells whether it charged the cache (a
+// preemptor's reservation or a hold).
+//
+// A head that fit when its queue's walk reached it, and no longer does
+// because an admission of the cycle took its room, does not hold (mayHold
+// false): Kueue nominated it as fitting, against the snapshot its cycle
+// began with, and skips it when its turn comes ("Workload no longer fits
+// after processing another workload"), so that the heads after it in the
+// cycle get what is left; it holds, if it must, from the next cycle on
+// (seed 3, scenario 10 of the fair-sharing runs in docs/kueue-decisions.md).
+func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, mayHold bool, out []Decision) ([]Decision, bool) {
 	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, out)
 	if preempted {
 		rn.outcome.active = true
@@ -212,7 +226,11 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 			Message: "fits once the workloads being evicted have let go of their quota"}), true
 	}
 	held := false
-	if res.Preemption != nil && s.mayHold(rn.q) && scope != scopeContended {
+	if res.Preemption != nil && s.mayHold(rn.q) && scope != scopeContended && !mayHold {
+		// Walked again next cycle, when it holds.
+		rn.outcome.active = true
+	}
+	if res.Preemption != nil && s.mayHold(rn.q) && scope != scopeContended && mayHold {
 		// Under StrictFIFO it holds again next cycle; under BestEffortFIFO
 		// after quota is released in the tree, which must wake its queue.
 		rn.outcome.active = rn.outcome.active || rn.strict
@@ -255,8 +273,9 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 }
 
 // notAdmitted settles a head that stopped fitting and moves its queue on.
-func (s *Scheduler) notAdmitted(rn *run, r *record, res *flavorassigner.Result, h *headHeap, ver uint64, out []Decision) []Decision {
-	out, charged := s.settleUnfit(rn, r, res, out)
+func (s *Scheduler) notAdmitted(hd *head, res *flavorassigner.Result, h *headHeap, ver uint64, out []Decision) []Decision {
+	rn, r := hd.run, hd.r
+	out, charged := s.settleUnfit(rn, r, res, !hd.nominatedFit, out)
 	if charged {
 		h.invalidate()
 	}
