@@ -185,3 +185,34 @@ func TestKueueHeadNominatedFittingHoldsNothingBesideAReadyPreemptor(t *testing.T
 		t.Fatalf("admitted %v, want [p s]: v, nominated as fitting before p's admission, holds nothing in this cycle; decisions %v", got, ds)
 	}
 }
+
+// A head that Kueue nominates with preemption targets, and whose targets no
+// longer make room once an earlier head's hold is counted, is skipped in
+// the same words ("Workload no longer fits after processing another
+// workload"; Kueue's check before it issues a cycle's preemptions): it
+// evicts nobody. cqh's StrictFIFO head h (within cqh's nominal quota, may
+// reclaim nothing) holds cqh's 2 cpu; p (cqp) would evict v and borrow 2,
+// which only fits without the hold. The replay of the decisions harness
+// reads the message to tell which workloads Kueue keeps in its heap (seed 3,
+// scenario 5 of the fair-sharing runs).
+func TestKueueContendedPreemptorIsSkipped(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
+		MakeClusterQueue("cqh").Cohort("c").Strategy(kueue.StrictFIFO).Quota("f1", cpu, "2").
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyNever).Obj(),
+		MakeClusterQueue("cqp").Cohort("c").Quota("f1", cpu, "2").
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyLowerPriority).Obj(),
+		MakeLocalQueue("ns", "lqh", "cqh").Obj(), MakeLocalQueue("ns", "lqp", "cqp").Obj(),
+		MakeWorkload("ns", "hb").Queue("lqp").Priority(10).Request(cpu, "2").ReserveQuota("cqp", "f1").Obj(),
+		MakeWorkload("ns", "v").Queue("lqp").Priority(0).Request(cpu, "1").ReserveQuota("cqp", "f1").Obj(),
+		MakeWorkload("ns", "h").Queue("lqh").Priority(0).Created(time.Second).Request(cpu, "2").Obj(),
+		MakeWorkload("ns", "p").Queue("lqp").Priority(10).Created(2*time.Second).Request(cpu, "2").Obj(),
+	)
+	ds := s.Cycle(now)
+	if ps := preempts(ds); len(ps) != 0 {
+		t.Fatalf("preempted %+v; p's victim would not make room beside h's hold", ps)
+	}
+	if p := mustPending(t, ds, "p", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
+		t.Fatalf("p's message %q, want Kueue's %q", p.Message, skippedMessage)
+	}
+}

@@ -269,7 +269,14 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 			note()
 		}
 	}
-	return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: res.Message})), held
+	msg := res.Message
+	if scope == scopeContended {
+		// Its victims would not make room beside what the cycle's earlier
+		// heads took or hold: Kueue's check before it issues a cycle's
+		// preemptions, which skips it in these words.
+		msg = skippedMessage
+	}
+	return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: msg})), held
 }
 
 // notAdmitted settles a head that stopped fitting and moves its queue on.
