@@ -216,3 +216,36 @@ func TestKueueContendedPreemptorIsSkipped(t *testing.T) {
 		t.Fatalf("p's message %q, want Kueue's %q", p.Message, skippedMessage)
 	}
 }
+
+// Nor does such a head preempt in that cycle: Kueue skips it, and nominates
+// it again, with victims, in its next cycle (fair-sharing decisions run,
+// seed 3, scenario 5, event 9, where by then another queue's hold had taken
+// the room and Kueue never preempted). a (within cqa's nominal quota) goes
+// before b (which borrows); once a is admitted, b no longer fits and could
+// evict low, of its own queue.
+func TestKueueHeadNominatedFittingPreemptsInTheNextCycle(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
+		MakeClusterQueue("cqa").Cohort("c").Quota("f1", cpu, "2").Obj(),
+		MakeClusterQueue("cqb").Cohort("c").Quota("f1", cpu, "2").
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Obj(),
+		MakeLocalQueue("ns", "lqa", "cqa").Obj(), MakeLocalQueue("ns", "lqb", "cqb").Obj(),
+		MakeWorkload("ns", "low").Queue("lqb").Priority(0).Request(cpu, "1").ReserveQuota("cqb", "f1").Obj(),
+		MakeWorkload("ns", "a").Queue("lqa").Priority(10).Created(time.Second).Request(cpu, "2").Obj(),
+		MakeWorkload("ns", "b").Queue("lqb").Priority(20).Created(2*time.Second).Request(cpu, "2").Obj(),
+	)
+	ds := s.Cycle(now)
+	if got := admittedNames(ds); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("admitted %v, want [a]", got)
+	}
+	if ps := preempts(ds); len(ps) != 0 {
+		t.Fatalf("preempted %+v in the cycle that nominated b as fitting; Kueue skips b", ps)
+	}
+	if p := mustPending(t, ds, "b", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
+		t.Fatalf("b's message %q, want Kueue's %q", p.Message, skippedMessage)
+	}
+	ds = s.Cycle(now.Add(time.Millisecond))
+	if got := victimNames(ds); got != "low:InClusterQueue" {
+		t.Fatalf("second cycle's victims %q, want low (decisions %v)", got, ds)
+	}
+}
