@@ -217,13 +217,18 @@ func TestKueueContendedPreemptorIsSkipped(t *testing.T) {
 	}
 }
 
-// Nor does such a head preempt in that cycle: Kueue skips it, and nominates
-// it again, with victims, in its next cycle (fair-sharing decisions run,
-// seed 3, scenario 5, event 9, where by then another queue's hold had taken
-// the room and Kueue never preempted). a (within cqa's nominal quota) goes
-// before b (which borrows); once a is admitted, b no longer fits and could
-// evict low, of its own queue.
-func TestKueueHeadNominatedFittingPreemptsInTheNextCycle(t *testing.T) {
+// Such a head still preempts in that cycle, where Kueue skips it and
+// nominates it again, with victims, in its next cycle (fair-sharing decisions
+// run, seed 3, scenario 5, event 9, where by then another queue's hold had
+// taken the room and Kueue never preempted). Skipping it for the cycle, as
+// Kueue does (its queue walked no further), decided that case as Kueue and
+// passed every ported Kueue case, but on Kueue's baseline (run EU in
+// docs/kueue-perf.md) the large workloads waited 4.6 times as long as on the
+// tree without it (run ET, the same machine's speed on minimalkueue's side)
+// and the medium wait missed its target; not kept. a (within cqa's nominal
+// quota) goes before b (which borrows); once a is admitted, b no longer
+// fits and evicts low, of its own queue, at once.
+func TestNominatedFittingHeadPreemptsInItsCycle(t *testing.T) {
 	cpu := corev1.ResourceCPU
 	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
 		MakeClusterQueue("cqa").Cohort("c").Quota("f1", cpu, "2").Obj(),
@@ -238,14 +243,7 @@ func TestKueueHeadNominatedFittingPreemptsInTheNextCycle(t *testing.T) {
 	if got := admittedNames(ds); len(got) != 1 || got[0] != "a" {
 		t.Fatalf("admitted %v, want [a]", got)
 	}
-	if ps := preempts(ds); len(ps) != 0 {
-		t.Fatalf("preempted %+v in the cycle that nominated b as fitting; Kueue skips b", ps)
-	}
-	if p := mustPending(t, ds, "b", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
-		t.Fatalf("b's message %q, want Kueue's %q", p.Message, skippedMessage)
-	}
-	ds = s.Cycle(now.Add(time.Millisecond))
 	if got := victimNames(ds); got != "low:InClusterQueue" {
-		t.Fatalf("second cycle's victims %q, want low (decisions %v)", got, ds)
+		t.Fatalf("victims %q, want low in the cycle that admitted a (decisions %v)", got, ds)
 	}
 }

@@ -261,12 +261,8 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 // Kueue nominates it: against the snapshot its cycle began with, before the
 // cycle's admissions, which here include the ready preemptors admitted
 // before the walks (admitReady; in Kueue they are heads of the same cycle),
-// and without holds. Such a head is skipped in this cycle if it no longer
-// fits when its turn comes (see notAdmitted). The ready preemptors are
-// released only for a queue that may hold quota: that is the case Kueue's
-// cycle was seen to decide so (a hold made at once kept later heads out);
-// for the others the ported Kueue cases expect a preemption beside a ready
-// preemptor's admission in the same cycle.
+// and without holds. Such a head holds nothing in this cycle (see
+// settleUnfit).
 func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Result) bool {
 	if res.Fits {
 		return true
