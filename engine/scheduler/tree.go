@@ -199,17 +199,17 @@ const overlappingTargetsMessage = "Workload has overlapping preemption targets w
 // settleUnfit preempts for a workload that does not fit, when its queue may,
 // or leaves it pending with the assigner's reason; a workload that needs
 // preemption but found no victims may hold quota for the rest of the cycle
-// (see hold), when mayHold. It tells whether it charged the cache (a
+// (see hold), when holdNow. It tells whether it charged the cache (a
 // preemptor's reservation or a hold).
 //
 // A head that fit when its queue's walk reached it, and no longer does
-// because an admission of the cycle took its room, does not hold (mayHold
+// because an admission of the cycle took its room, does not hold (holdNow
 // false): Kueue nominated it as fitting, against the snapshot its cycle
 // began with, and skips it when its turn comes ("Workload no longer fits
 // after processing another workload"), so that the heads after it in the
 // cycle get what is left; it holds, if it must, from the next cycle on
 // (seed 3, scenario 10 of the fair-sharing runs in docs/kueue-decisions.md).
-func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, mayHold bool, out []Decision) ([]Decision, bool) {
+func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, holdNow bool, out []Decision) ([]Decision, bool) {
 	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, out)
 	if preempted {
 		rn.outcome.active = true
@@ -226,11 +226,12 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 			Message: "fits once the workloads being evicted have let go of their quota"}), true
 	}
 	held := false
-	if res.Preemption != nil && s.mayHold(rn.q) && scope != scopeContended && !mayHold {
+	switch {
+	case res.Preemption == nil || !s.mayHold(rn.q) || scope == scopeContended:
+	case !holdNow:
 		// Walked again next cycle, when it holds.
 		rn.outcome.active = true
-	}
-	if res.Preemption != nil && s.mayHold(rn.q) && scope != scopeContended && mayHold {
+	default:
 		// Under StrictFIFO it holds again next cycle; under BestEffortFIFO
 		// after quota is released in the tree, which must wake its queue.
 		rn.outcome.active = rn.outcome.active || rn.strict

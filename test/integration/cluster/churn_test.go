@@ -49,6 +49,24 @@ func TestChurnKeepsQuotaAndNodesInStep(t *testing.T) {
 		}
 		return nil
 	})
+	// The manager marks a Workload Finished after its Job completes: wait
+	// for the last of those writes before the recorder stops.
+	until(t, "every Workload finishes", func() error {
+		var list kueue.WorkloadList
+		if err := k8s.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		done := 0
+		for _, wl := range list.Items {
+			if meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
+				done++
+			}
+		}
+		if done < jobs {
+			return fmt.Errorf("%d of %d Workloads finished", done, jobs)
+		}
+		return nil
+	})
 	changes := rec.stop()
 
 	// Replay the Workloads' commits: what each holds after every one.
