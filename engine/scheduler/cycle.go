@@ -42,6 +42,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.runs.reset()
 	s.heads.reset()
 	s.heldOnce = false
+	s.cycleCharges = s.cycleCharges[:0]
 	defer func() { s.inCycle = false }()
 	if s.admittedInCycle {
 		// What the last cycle admitted may be preempted from now on.
@@ -272,6 +273,7 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	r.admittedAt = s.now
 	r.admittedCycle = s.cycle
 	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
+	s.cycleCharges = append(s.cycleCharges, r.info.Key)
 	s.admittedInCycle = true
 	s.epoch++
 	s.touch(q)

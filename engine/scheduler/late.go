@@ -170,9 +170,7 @@ func (s *Scheduler) nextContender(rn *run) *head {
 		if !res.Fits && !s.contends(rn.q, &res) {
 			continue
 		}
-		hd := s.heads.get()
-		*hd = head{run: rn, r: e.r, res: res, ver: *s.walk.ver, nominatedFit: s.nominatedFit(rn.q, &res)}
-		return hd
+		return s.newHead(rn, e.r, res, *s.walk.ver)
 	}
 }
 

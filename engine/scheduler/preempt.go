@@ -262,7 +262,8 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 // cycle's admissions, which here include the ready preemptors admitted
 // before the walks (admitReady; in Kueue they are heads of the same cycle),
 // and without holds. Such a head holds nothing in this cycle (see
-// settleUnfit).
+// settleUnfit); one that fit only in a ready preemptor's room is skipped
+// (see notAdmitted).
 func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Result) bool {
 	if res.Fits {
 		return true
@@ -285,6 +286,35 @@ func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Resu
 		}
 	})
 	return fits
+}
+
+// needsPreemptionAtCycleStart tells whether usage, which does not fit in q
+// now, did not fit in the snapshot Kueue's cycle nominates against either:
+// without the cycle's admissions, its new preemptors' reservations and its
+// holds. It is false when the cycle has charged nothing yet.
+func (s *Scheduler) needsPreemptionAtCycleStart(q *quota.ClusterQueue, usage resources.Amounts) bool {
+	if len(s.cycleCharges) == 0 {
+		return false
+	}
+	fits := false
+	s.withoutHolds(func() { s.atCycleStart(func() { fits = s.fitsNow(q, usage) }) })
+	return !fits
+}
+
+// atCycleStart runs f with the cycle's admissions and new preemptors'
+// reservations released (see cycleCharges).
+func (s *Scheduler) atCycleStart(f func()) {
+	var gone []heldCharge
+	for _, k := range s.cycleCharges {
+		if cq, usage, ok := s.cache.Charged(k); ok {
+			gone = append(gone, heldCharge{key: k, cq: cq, usage: usage})
+			s.cache.Release(k)
+		}
+	}
+	f()
+	for i := len(gone) - 1; i >= 0; i-- {
+		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
+	}
 }
 
 // fitsNow tells whether usage fits in q as the cache stands.
@@ -333,7 +363,21 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	// time): a search that failed for an equal workload at the same epoch would
 	// fail again. Not so when PreemptionConfig rules read the preemptor's
 	// labels or LocalQueue: then an equal workload may find victims.
+	//
+	// Kueue's nomination chooses the targets against the snapshot the
+	// cycle began with, without holds (see assign), and its loop then
+	// checks that they make room beside what the cycle's earlier heads took
+	// (fitsOnceEvicted). So does this search, for a workload that needed
+	// preemption then too (see atCycleStart); one that would have fit
+	// then, and lost its room to an earlier admission of the cycle,
+	// searches the tree as it now stands (TestNominatedFittingHeadPreemptsInItsCycle
+	// says why). Within a cycle the start's view changes only as
+	// preemptions put victims in flight, hence its memo key.
+	atStart := s.needsPreemptionAtCycleStart(q, res.Preemption.Usage)
 	memo := failedSearch{epoch: s.viewEpoch(), priority: r.priority, usage: res.Preemption.Usage}
+	if atStart {
+		memo.epoch, memo.atStart = s.victimsVer, true
+	}
 	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
 	if remember {
 		for _, f := range s.failedPreemption[q.Name()] {
@@ -343,10 +387,12 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		}
 	}
 	var targets []preemption.Target
-	// Kueue's nomination chooses the targets against the snapshot the
-	// cycle began with, without holds (see assign); fitsOnceEvicted counts
-	// the other queues' holds, as its loop's check does.
-	s.withoutHolds(func() { targets, scope, own = s.findVictims(q, r, res.Preemption) })
+	search := func() { targets, scope, own = s.findVictims(q, r, res.Preemption) }
+	if atStart {
+		s.withoutHolds(func() { s.atCycleStart(search) })
+	} else {
+		s.withoutHolds(search)
+	}
 	if scope == scopeNone || len(targets) == 0 {
 		if remember {
 			memo.scope, memo.own = scope, own
@@ -382,6 +428,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	s.preempting[r.info.Key] = in
 	r.inflight = in
 	s.chargePhantom(r.info.Key, in)
+	s.cycleCharges = append(s.cycleCharges, phantomKey(r.info.Key))
 	s.wakeLate(late)
 	out = append(out, d)
 	w, _ := s.waiting(q, r)
@@ -424,7 +471,10 @@ func (s *Scheduler) fitsOnceEvicted(q *quota.ClusterQueue, a *flavorassigner.Ass
 
 // failedSearch is a preemption search that found no victims.
 type failedSearch struct {
+	// epoch is the view's: viewEpoch, or, for a search against the
+	// cycle's start (atStart), the victims' version.
 	epoch    uint64
+	atStart  bool
 	priority int32
 	usage    resources.Amounts
 	// scope and own are what the search depended on (see scopeOf).
@@ -440,7 +490,9 @@ const maxRememberedPerQueue = 8
 // rememberFailed records a search that found no victims (or was hopeless)
 // for the queue, forgetting those of earlier epochs.
 func (s *Scheduler) rememberFailed(cq string, f failedSearch) {
-	s.failedPreemption[cq] = rememberMiss(s.failedPreemption[cq], f, func(old failedSearch) bool { return old.epoch == f.epoch })
+	s.failedPreemption[cq] = rememberMiss(s.failedPreemption[cq], f, func(old failedSearch) bool {
+		return old.epoch == f.epoch && old.atStart == f.atStart
+	})
 }
 
 // rememberMiss appends v to a queue's remembered misses, first dropping them all
@@ -457,7 +509,7 @@ func rememberMiss[T any](list []T, v T, current func(T) bool) []T {
 }
 
 func (f failedSearch) same(o failedSearch) bool {
-	if f.epoch != o.epoch || f.priority != o.priority || len(f.usage) != len(o.usage) {
+	if f.epoch != o.epoch || f.atStart != o.atStart || f.priority != o.priority || len(f.usage) != len(o.usage) {
 		return false
 	}
 	for fr, v := range f.usage {

@@ -115,6 +115,10 @@ type Scheduler struct {
 	// readyAdmits lists the ready preemptors admitted at the start of the
 	// tree being scheduled (see nominatedFit).
 	readyAdmits []types.NamespacedName
+	// cycleCharges lists what the running cycle has charged so far: its
+	// admissions and its new preemptors' reservations, which the snapshot
+	// Kueue's cycle nominates against does not have (see atCycleStart).
+	cycleCharges []types.NamespacedName
 	// now is the time of the running cycle; cycle counts cycles.
 	now     time.Time
 	cycle   uint64
