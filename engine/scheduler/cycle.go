@@ -273,7 +273,7 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	r.admittedAt = s.now
 	r.admittedCycle = s.cycle
 	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
-	s.cycleCharges = append(s.cycleCharges, r.info.Key)
+	s.noteCycleCharge(r.info.Key, q.Name())
 	s.admittedInCycle = true
 	s.epoch++
 	s.touch(q)

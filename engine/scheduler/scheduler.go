@@ -118,7 +118,7 @@ type Scheduler struct {
 	// cycleCharges lists what the running cycle has charged so far: its
 	// admissions and its new preemptors' reservations, which the snapshot
 	// Kueue's cycle nominates against does not have (see atCycleStart).
-	cycleCharges []types.NamespacedName
+	cycleCharges []cycleCharge
 	// now is the time of the running cycle; cycle counts cycles.
 	now     time.Time
 	cycle   uint64
