@@ -116,10 +116,7 @@ func (s *Scheduler) split(in *inflight) (held, covered resources.Amounts) {
 	}
 	var gone []heldCharge
 	for _, v := range in.victims {
-		if cq, usage, ok := s.cache.Charged(v); ok {
-			gone = append(gone, heldCharge{key: v, cq: cq, usage: usage})
-			s.cache.Release(v)
-		}
+		gone = s.releaseCharge(v, gone)
 	}
 	for fr, p := range in.usage {
 		if freed := s.cache.Available(q, fr).Available - before[fr]; freed > 0 {
@@ -130,9 +127,7 @@ func (s *Scheduler) split(in *inflight) (held, covered resources.Amounts) {
 			}
 		}
 	}
-	for i := len(gone) - 1; i >= 0; i-- {
-		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
-	}
+	s.chargeBack(gone)
 	return held, covered
 }
 
@@ -275,15 +270,10 @@ func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Resu
 	s.withoutHolds(func() {
 		var gone []heldCharge
 		for _, k := range s.readyAdmits {
-			if cq, usage, ok := s.cache.Charged(k); ok {
-				gone = append(gone, heldCharge{key: k, cq: cq, usage: usage})
-				s.cache.Release(k)
-			}
+			gone = s.releaseCharge(k, gone)
 		}
 		fits = s.fitsNow(q, res.Preemption.Usage)
-		for i := len(gone) - 1; i >= 0; i-- {
-			s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
-		}
+		s.chargeBack(gone)
 	})
 	return fits
 }
@@ -291,7 +281,7 @@ func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Resu
 // needsPreemptionAtCycleStart tells whether usage, which does not fit in q
 // now, did not fit in the snapshot Kueue's cycle nominates against either:
 // without the cycle's admissions, its new preemptors' reservations and its
-// holds. It is false when the cycle has charged nothing yet.
+// holds. It is false when the cycle has charged nothing in q's tree yet.
 func (s *Scheduler) needsPreemptionAtCycleStart(q *quota.ClusterQueue, usage resources.Amounts) bool {
 	tree := s.treeOf(q.Name())
 	if !slices.ContainsFunc(s.cycleCharges, func(c cycleCharge) bool { return c.tree == tree }) {
@@ -319,15 +309,26 @@ func (s *Scheduler) atCycleStart(q *quota.ClusterQueue, f func()) {
 	tree := s.treeOf(q.Name())
 	var gone []heldCharge
 	for _, c := range s.cycleCharges {
-		if c.tree != tree {
-			continue
-		}
-		if cq, usage, ok := s.cache.Charged(c.key); ok {
-			gone = append(gone, heldCharge{key: c.key, cq: cq, usage: usage})
-			s.cache.Release(c.key)
+		if c.tree == tree {
+			gone = s.releaseCharge(c.key, gone)
 		}
 	}
 	f()
+	s.chargeBack(gone)
+}
+
+// releaseCharge releases k's charge, if it has one, and appends it to gone
+// for chargeBack.
+func (s *Scheduler) releaseCharge(k types.NamespacedName, gone []heldCharge) []heldCharge {
+	if cq, usage, ok := s.cache.Charged(k); ok {
+		s.cache.Release(k)
+		return append(gone, heldCharge{key: k, cq: cq, usage: usage})
+	}
+	return gone
+}
+
+// chargeBack charges again, last first, what releaseCharge released.
+func (s *Scheduler) chargeBack(gone []heldCharge) {
 	for i := len(gone) - 1; i >= 0; i-- {
 		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
 	}
@@ -464,26 +465,18 @@ func (s *Scheduler) fitsOnceEvicted(q *quota.ClusterQueue, a *flavorassigner.Ass
 	ok := true
 	s.withVictimsGone(func() {
 		var gone []heldCharge
-		release := func(k types.NamespacedName) {
-			if cq, usage, ok := s.cache.Charged(k); ok {
-				gone = append(gone, heldCharge{key: k, cq: cq, usage: usage})
-				s.cache.Release(k)
-			}
-		}
 		for _, t := range targets {
 			if _, busy := s.victimOf[t.Key]; !busy {
-				release(t.Key)
+				gone = s.releaseCharge(t.Key, gone)
 			}
 		}
 		for _, h := range s.holds {
 			if h.cq == q.Name() {
-				release(h.key)
+				gone = s.releaseCharge(h.key, gone)
 			}
 		}
 		ok = s.fitsNow(q, a.Usage)
-		for i := len(gone) - 1; i >= 0; i-- {
-			s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
-		}
+		s.chargeBack(gone)
 	})
 	return ok
 }
@@ -597,15 +590,10 @@ func (s *Scheduler) withVictimsGone(f func()) {
 	var gone []heldCharge
 	covered := s.chargeCovered(false)
 	for _, v := range sortedLQKeys(s.victimOf) {
-		if cq, usage, ok := s.cache.Charged(v); ok {
-			gone = append(gone, heldCharge{key: v, cq: cq, usage: usage})
-			s.cache.Release(v)
-		}
+		gone = s.releaseCharge(v, gone)
 	}
 	f()
-	for i := len(gone) - 1; i >= 0; i-- {
-		s.cache.Charge(gone[i].key, gone[i].cq, gone[i].usage)
-	}
+	s.chargeBack(gone)
 	for _, ck := range covered {
 		s.cache.Release(ck)
 	}
