@@ -299,8 +299,8 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 // no longer fits after processing another workload"); they neither preempt
 // nor hold until the next cycle, when another queue's hold may have taken
 // the room (fair-sharing decisions run, seed 3, scenario 10, event 14).
-// Only queues that may hold quota count the ready
-// preemptors so (see nominatedFit); Kueue's baseline has none.
+// Only queues that may hold quota count the ready preemptors so (see
+// nominatedFit); Kueue's baseline has none.
 func (s *Scheduler) notAdmitted(hd *head, res *flavorassigner.Result, h *headHeap, ver uint64, out []Decision) []Decision {
 	rn, r := hd.run, hd.r
 	if hd.readyRoom {
