@@ -73,7 +73,7 @@ func main() {
 	flag.StringVar(&o.fairSharing, "fair-sharing", "", `--load decisions: fair sharing's preemption strategies, comma-separated (e.g. "LessThanOrEqualToFinalShare,LessThanInitialShare"); Kueue's own manager (--kueue) then runs with them in its Configuration instead of minimalkueue, which has no fair sharing, and the scenarios get fair-sharing weights`)
 	flag.IntVar(&o.only, "scenario", -1, "--load decisions: play only this scenario of the seed (0 is the first), to look at a difference again")
 	flag.BoolVar(&o.profile, "profile", false, "quokka side: write the manager's CPU profile to quokka/manager.cpu.prof")
-	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory (made with --config) and print each class's admission phase and the runner's lag; runs nothing")
+	flag.StringVar(&o.analyze, "analyze", "", "read the audit logs of an earlier run's output directory (made with --config) and print each class's admission phase, the runner's lag and the order floor; runs nothing")
 	flag.Parse()
 	gatesSet := false
 	flag.Visit(func(f *flag.Flag) { gatesSet = gatesSet || f.Name == "quokka-feature-gates" })
@@ -96,17 +96,16 @@ func main() {
 
 func run(o options) error {
 	if o.analyze != "" {
-		// The runner's lag needs the run's runtimes: --config must name the
-		// run's generator config.
+		// The runner's lag and the order floor need the run's classes:
+		// --config must name the run's generator config.
 		config, err := o.generatorConfig()
 		if err != nil {
 			return err
 		}
-		runtimes, err := generatorRuntimes(config)
-		if err != nil {
+		if _, _, err := generatorShapes(config); err != nil {
 			return fmt.Errorf("--config (the analyzed run's generator config): %w", err)
 		}
-		return analyze(os.Stdout, o.analyze, runtimes)
+		return analyze(os.Stdout, o.analyze, config)
 	}
 	switch o.load {
 	case "runner":

@@ -39,7 +39,9 @@ type stamp struct {
 }
 
 type workloadTimes struct {
-	class string
+	class, cohort string
+	// created is when the runner's create landed.
+	created time.Time
 	// managerWrites are the manager's successful writes of the workload.
 	managerWrites []time.Time
 	// finished is the runner's last successful workloads/status write: the
@@ -64,7 +66,7 @@ func (p *phaseLog) note(e *auditEvent) {
 		if p.start.IsZero() || e.Received.Before(p.start) {
 			p.start = e.Received
 		}
-		p.workloads[key] = &workloadTimes{class: workloadClass(e.ObjectRef.Name)}
+		p.workloads[key] = &workloadTimes{class: workloadClass(e.ObjectRef.Name), cohort: cohortOf(e.ObjectRef.Namespace), created: e.Completed}
 	case user == p.runner && e.ObjectRef.Subresource == "status":
 		p.finishes = append(p.finishes, stamp{at: e.Completed, cohort: cohortOf(e.ObjectRef.Namespace)})
 		if w := p.workloads[key]; w != nil {
@@ -102,6 +104,20 @@ func workloadClass(name string) string {
 		return name
 	}
 	return strings.Join(parts[:len(parts)-3], "-")
+}
+
+// admitted is when the workload's admission landed: the manager's last write
+// before the runner's Finished write (earlier ones are pending reasons, or
+// admissions that an eviction undid); false for a workload that never
+// finished.
+func (w *workloadTimes) admitted() (time.Time, bool) {
+	var at time.Time
+	for _, t := range w.managerWrites {
+		if t.Before(w.finished) && t.After(at) {
+			at = t
+		}
+	}
+	return at, !w.finished.IsZero() && !at.IsZero()
 }
 
 // classPhase is one class's phase: the middle 90% of its admissions (seconds
@@ -150,21 +166,14 @@ func (c classPhase) reactionString() string {
 }
 
 // phases works out each class's phase, the manager's reaction in it, and the
-// runner's lag for the classes whose runtime is known. A workload's admission is the manager's last write
-// before the runner's Finished write (earlier ones are pending reasons, or
-// admissions that an eviction undid); a workload that never finished is left
-// out.
+// runner's lag for the classes whose runtime is known. A workload's admission
+// is as admitted says; a workload that never finished is left out.
 func (p *phaseLog) phases(runtimes map[string]time.Duration) map[string]classPhase {
 	admitted := map[string][]time.Duration{}
 	lags := map[string][]time.Duration{}
 	for _, w := range p.workloads {
-		var at time.Time
-		for _, t := range w.managerWrites {
-			if t.Before(w.finished) && t.After(at) {
-				at = t
-			}
-		}
-		if w.finished.IsZero() || at.IsZero() {
+		at, ok := w.admitted()
+		if !ok {
 			continue
 		}
 		admitted[w.class] = append(admitted[w.class], at.Sub(p.start))
@@ -219,10 +228,10 @@ func (p *phaseLog) phases(runtimes map[string]time.Duration) map[string]classPha
 	return out
 }
 
-// analyze prints the phases of an earlier run from the audit logs in its
-// output directory, one column per side found there; runtimes (from the run's
-// generator config) give the runner's lag.
-func analyze(w io.Writer, dir string, runtimes map[string]time.Duration) error {
+// analyze prints the phases and order floors of an earlier run from the
+// audit logs in its output directory, one column per side found there; config
+// is the run's generator config.
+func analyze(w io.Writer, dir, config string) error {
 	var results []*sideResult
 	for _, name := range []string{"quokka", "minimalkueue"} {
 		path := filepath.Join(dir, name, "audit.log")
@@ -233,7 +242,9 @@ func analyze(w io.Writer, dir string, runtimes map[string]time.Duration) error {
 		if _, err := countAudit(path, phases); err != nil {
 			return err
 		}
-		results = append(results, &sideResult{name: name, phases: phases.phases(runtimes)})
+		r := &sideResult{name: name}
+		r.phases, r.floors = classFigures(phases, config)
+		results = append(results, r)
 	}
 	if len(results) == 0 {
 		return fmt.Errorf("--analyze: no quokka/audit.log or minimalkueue/audit.log under %s", dir)
@@ -244,6 +255,7 @@ func analyze(w io.Writer, dir string, runtimes map[string]time.Duration) error {
 			t.row(pr.label(class), func(r *sideResult) string { return pr.cell(r, class) })
 		}
 	}
+	floorRows(t, results)
 	t.write(w)
 	return nil
 }

@@ -63,6 +63,8 @@ type sideResult struct {
 	runnerWrites *auditCounts
 	// phases are each class's admission phase (see phaseLog).
 	phases map[string]classPhase
+	// floors are each class's order floor (see classFloor).
+	floors map[string]classFloor
 	chaos  *chaosReport
 }
 
@@ -143,14 +145,24 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 		return nil, err
 	}
 	res.writes, res.runnerWrites = counts[managerUser], counts[runnerUser]
-	// Without the runtimes the table only loses the runner's lag, not the
-	// run: the config has already been read by the runner.
-	runtimes, err := generatorRuntimes(s.config)
+	res.phases, res.floors = classFigures(phases, s.config)
+	return res, nil
+}
+
+// classFigures works out each class's phase and order floor from the audit
+// log. Without the generator config's classes the table only loses the
+// runner's lag and the floors, not the run: the config has already been read
+// by the runner.
+func classFigures(phases *phaseLog, config string) (map[string]classPhase, map[string]classFloor) {
+	runtimes, err := generatorRuntimes(config)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kueueperf: no runner's lag in the table: reading the workloads' runtimes: %v\n", err)
 	}
-	res.phases = phases.phases(runtimes)
-	return res, nil
+	classes, cohortQuota, err := generatorShapes(config)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kueueperf: no order floor in the table: reading the workload classes: %v\n", err)
+	}
+	return phases.phases(runtimes), phases.floors(classes, cohortQuota)
 }
 
 // startAPIServer starts etcd and kube-apiserver with the side's CRDs, the

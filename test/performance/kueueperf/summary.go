@@ -50,17 +50,22 @@ func (s *summary) workloads() int {
 }
 
 // generatorConfig is the part of the runner's generator config that bounds a
-// ClusterQueue's usage and says how long each class of workload runs.
+// ClusterQueue's usage and says how long each class of workload runs, at
+// which priority and how much cpu it asks for.
 type generatorConfig struct {
 	Cohorts []struct {
+		ClassName  string `json:"className"`
 		QueuesSets []struct {
 			ClassName      string `json:"className"`
+			Count          int64  `json:"count"`
 			NominalQuota   string `json:"nominalQuota"`
 			BorrowingLimit string `json:"borrowingLimit"`
 			WorkloadsSets  []struct {
 				Workloads []struct {
 					ClassName string `json:"className"`
 					RuntimeMs int64  `json:"runtimeMs"`
+					Priority  int32  `json:"priority"`
+					Request   string `json:"request"`
 				} `json:"workloads"`
 			} `json:"workloadsSets"`
 		} `json:"queuesSets"`

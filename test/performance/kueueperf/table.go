@@ -45,6 +45,7 @@ func printTable(w io.Writer, results []*sideResult) {
 			row(pr.label(class), func(r *sideResult) string { return pr.cell(r, class) })
 		}
 	}
+	floorRows(t, results)
 	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.summary.WorkloadClasses) }) {
 		row("evictions, "+class, func(r *sideResult) string { return fmt.Sprint(r.summary.WorkloadClasses[class].TotalEvictions) })
 	}
@@ -221,6 +222,20 @@ func phaseRows() []phaseRow {
 			},
 			value: classPhase.reactionString,
 		},
+	}
+}
+
+// floorRows adds each class's order floor (see classFloor), one row per
+// class.
+func floorRows(t *sideTable[*sideResult], results []*sideResult) {
+	for _, class := range unionKeys(results, func(r *sideResult) []string { return mapKeys(r.floors) }) {
+		t.row("order floor, "+class+": least avg wait if admitted only after the last higher-priority create; how many were admitted before it", func(r *sideResult) string {
+			f, ok := r.floors[class]
+			if !ok {
+				return "-"
+			}
+			return f.String()
+		})
 	}
 }
 
