@@ -89,7 +89,7 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		if _, filtered := s.filter(q, r); filtered {
 			continue
 		}
-		res, skipped := s.assign(q, r)
+		res, skipped := s.assign(q, r, false)
 		if res.Fits || skipped {
 			return false
 		}

@@ -55,12 +55,14 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 	if len(amounts) == 0 {
 		return false
 	}
-	// A queue's holds are one charge, their sum: workloads are assigned
-	// with all of them released (withoutHolds), and one charge
-	// is released and charged again in constant time, where a deep queue's
-	// thousand holds made every assignment cost a thousand.
-	key := holdKey(q.Name())
-	if i := slices.IndexFunc(s.holds, func(h heldCharge) bool { return h.cq == q.Name() }); i >= 0 {
+	// A queue's holds are one charge, their sum (two: its later holds,
+	// see run.took, apart): workloads are assigned with all of them
+	// released (withoutHolds), and one charge is released and charged
+	// again in constant time, where a deep queue's thousand holds made
+	// every assignment cost a thousand.
+	later := rn.took
+	key := holdKey(q.Name(), later)
+	if i := slices.IndexFunc(s.holds, func(h heldCharge) bool { return h.cq == q.Name() && h.later == later }); i >= 0 {
 		s.cache.Release(key)
 		sum := s.holds[i].usage
 		for fr, v := range amounts {
@@ -69,7 +71,7 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 		s.cache.Charge(key, q.Name(), sum)
 	} else {
 		s.cache.Charge(key, q.Name(), amounts)
-		s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts})
+		s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts, later: later})
 	}
 	s.epoch++
 	s.holdMoves++
@@ -124,9 +126,12 @@ func reserve(q *quota.ClusterQueue, a *flavorassigner.Assignment) resources.Amou
 	return out
 }
 
-// holdKey is the cache key of the holds of ClusterQueue cq's workloads; real
-// workloads always have a namespace.
-func holdKey(cq string) types.NamespacedName {
+// holdKey is the cache key of the holds of ClusterQueue cq's workloads, its
+// later holds (see run.took) apart; real workloads always have a namespace.
+func holdKey(cq string, later bool) types.NamespacedName {
+	if later {
+		return types.NamespacedName{Name: "later-hold/" + cq}
+	}
 	return types.NamespacedName{Name: "hold/" + cq}
 }
 

@@ -68,6 +68,9 @@ type heldCharge struct {
 	key   types.NamespacedName
 	cq    string
 	usage resources.Amounts
+	// later marks the holds of workloads whose queue had already taken
+	// its turn in the cycle (see run.took).
+	later bool
 }
 
 // stateVersion is the cache version under which an assignment is remembered.
@@ -95,7 +98,12 @@ func (s *Scheduler) stateVersion() uint64 {
 // under a StrictFIFO queue's hold, which comes back every cycle, Kueue
 // skips such a head every cycle (seed 5, scenario 0 of
 // docs/kueue-decisions.md).
-func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) (res flavorassigner.Result, skipped bool) {
+//
+// first tells that r's queue has not taken its turn in this cycle yet (see
+// run.took): r is then a head Kueue nominates in this cycle, and the holds
+// of workloads that are heads of Kueue's later cycles (later holds) cannot
+// keep it out.
+func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first bool) (res flavorassigner.Result, skipped bool) {
 	if len(s.holds) == 0 {
 		return s.assignAsIs(q, r), false
 	}
@@ -104,7 +112,7 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record) (res flavorassigner
 		return res, false
 	}
 	fits := true
-	s.withoutOwnHolds(q, func() { fits = s.fitsNow(q, res.Usage) })
+	s.releasingHolds(func(h heldCharge) bool { return h.cq == q.Name() || first && h.later }, func() { fits = s.fitsNow(q, res.Usage) })
 	return res, !fits
 }
 

@@ -163,7 +163,7 @@ func (s *Scheduler) nextContender(rn *run) *head {
 		if skip {
 			continue
 		}
-		res, skipped := s.assign(rn.q, e.r)
+		res, skipped := s.assign(rn.q, e.r, !rn.took)
 		if skipped {
 			return nil // walked no further in this cycle (see skipped)
 		}

@@ -24,6 +24,12 @@ type run struct {
 	slept bool
 	// memo spares the walk lookups its previous entry made (walkmemo.go).
 	memo walkMemo
+	// took is set once the queue admitted, preempted for or held for a
+	// workload in this cycle. Kueue's cycle takes one head per queue, so
+	// the queue's next workload is a head of a later Kueue cycle: its hold
+	// is a later hold (see assign), which cannot keep out the heads of
+	// other queues that have not taken their turn.
+	took bool
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -106,7 +112,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			continue
 		}
 		if hd.ver != ver {
-			res, skipped := s.assign(hd.run.q, hd.r)
+			res, skipped := s.assign(hd.run.q, hd.r, !hd.run.took)
 			if skipped {
 				out = s.skipped(hd.run, hd.r, out)
 				continue
@@ -132,6 +138,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		out = append(out, s.admit(hd.run.q, hd.r, &hd.res))
 		s.dfr.noteAdmit(hd.r)
 		hd.run.outcome.active = true
+		hd.run.took = true
 		ver++
 		out = s.pushNext(hd.run, h, ver, out)
 	}
@@ -179,7 +186,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
-		res, skipped := s.assign(rn.q, e.r)
+		res, skipped := s.assign(rn.q, e.r, !rn.took)
 		if skipped {
 			return s.skipped(rn, e.r, out)
 		}
@@ -223,6 +230,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, out)
 	if preempted {
 		rn.outcome.active = true
+		rn.took = true
 		return out, true
 	}
 	if scope == scopeOverlap {
@@ -247,6 +255,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 		rn.outcome.active = rn.outcome.active || rn.strict
 		rn.outcome.holds = true
 		held = s.hold(rn, r, res.Preemption)
+		rn.took = true
 	}
 	// A search that found nothing in the tree may find victims once another
 	// queue of the tree borrows: the queue must stay awake. One that found

@@ -1,0 +1,55 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	. "quokka.dev/quokka/engine/enginetest"
+)
+
+// Kueue's cycle nominates one head per ClusterQueue; a StrictFIFO head that
+// cannot get its quota holds it (reserveCapacityForUnreclaimablePreempt) for
+// the rest of that cycle, against the heads after it. A queue's second
+// workload is a head of Kueue's next cycle, so what it holds cannot keep out
+// another queue's head of this one: that head was admitted a cycle earlier.
+// Quokka's cycle takes a queue's next workload as soon as its previous one is
+// admitted (deliberate difference 1), so that next workload's hold must not
+// skip the heads Kueue nominated with its queue's first.
+//
+// Found by `hack/kueue-perf.sh --load decisions` (seed 8, scenario 1, event
+// 20): after w07 finished, 3 cpu of the Cohort's own quota were free; Kueue's
+// cycle admitted cq2's StrictFIFO head w12 (2 cpu, priority 10) and cq1's
+// head w11 (1 cpu, priority 0); its next cycle left cq2's w13 (3 cpu) pending.
+// The engine took w13 right after w12, ahead of w11 by priority; w13 held the
+// last cpu and w11 was skipped ("Workload no longer fits after processing
+// another workload").
+func TestKueueLaterWorkloadsHoldDoesNotSkipAnotherQueuesHead(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	cq1 := MakeClusterQueue("cq1").Cohort("c").Quota("f1", cpu, "2").
+		Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyNever).Obj()
+	cq2 := MakeClusterQueue("cq2").Cohort("c").Quota("f1", cpu, "3").Strategy(kueue.StrictFIFO).
+		WhenCanPreempt(kueue.MayStopSearch).Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Obj()
+	w := func(name, lq string, prio int32, count int32, c string, at int) *WorkloadWrapper {
+		return MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).PodSet("main", count).Request(cpu, c)
+	}
+	s := world(t, Options{WaitOnOverlappingTargets: true}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
+		MakeCohort("c").Obj(), MakeCohort("c2").Parent("c").Quota("f1", cpu, "3").Obj(), cq1, cq2,
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(),
+		ksAdmittedAt(w("w09", "lq2", 20, 1, "3", 55), 56*time.Second, "cq2", "f1"),
+		ksAdmittedAt(w("w10", "lq1", 10, 1, "2", 58), 59*time.Second, "cq1", "f1"),
+		w("w06", "lq2", 0, 2, "3", 47).Obj(),
+		w("w11", "lq1", 0, 1, "1", 60).Obj(),
+		w("w12", "lq2", 10, 1, "2", 62).Obj(),
+		w("w13", "lq2", 10, 1, "3", 64).Obj(),
+		w("w14", "lq2", 0, 1, "1", 66).Obj(),
+	)
+	ds := s.Cycle(now)
+	got := admittedNames(ds)
+	if len(got) != 2 || got[0] != "w11" && got[1] != "w11" || got[0] != "w12" && got[1] != "w12" {
+		t.Fatalf("admitted %v; want w11 and w12, the heads of Kueue's cycle", got)
+	}
+	mustPending(t, ds, "w13", ReasonInsufficientQuotaInCohort)
+}
