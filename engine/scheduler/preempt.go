@@ -252,6 +252,16 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 	return out
 }
 
+// readyAdmitted tells whether a ready preemptor of q was admitted at the
+// start of this cycle: it was q's head in Kueue's cycle, so q's next workload
+// is a head of a later one (see run.took).
+func (s *Scheduler) readyAdmitted(q *quota.ClusterQueue) bool {
+	return slices.ContainsFunc(s.readyAdmits, func(k types.NamespacedName) bool {
+		cq, _, ok := s.cache.Charged(k)
+		return ok && cq == q.Name()
+	})
+}
+
 // nominatedFit tells whether a head that does not fit would have fit as
 // Kueue nominates it: against the snapshot its cycle began with, before the
 // cycle's admissions, which here include the ready preemptors admitted

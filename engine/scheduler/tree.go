@@ -86,7 +86,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	// nothing from their turn; preemptions and holds wait for the heap.
 	for _, q := range t.queues {
 		rn := s.runs.get()
-		*rn = run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO}
+		*rn = run{q: q, list: s.lists[q.Name()], strict: q.Strategy == kueue.StrictFIFO, took: s.readyAdmitted(q)}
 		if s.usesAFS(q) {
 			rn.byLQ = splitByLQ(rn.list)
 		}
@@ -309,10 +309,25 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 // nor hold until the next cycle, when another queue's hold may have taken
 // the room (fair-sharing decisions run, seed 3, scenario 10, event 14).
 // Only queues that may hold quota count the ready preemptors so (see
-// nominatedFit); Kueue's baseline has none.
+// nominatedFit); Kueue's baseline has none. One whose queue may not preempt
+// holds at once all the same, a later hold (see run.took): Kueue nominates
+// it again in its next cycle, where it holds ahead of the workloads of
+// queues that took their turn in this one, the preemptor's among them
+// (decisions run, seed 5, scenario 0, event 12).
 func (s *Scheduler) notAdmitted(hd *head, res *flavorassigner.Result, h *headHeap, ver uint64, out []Decision) []Decision {
 	rn, r := hd.run, hd.r
 	if hd.readyRoom {
+		if res.Preemption != nil && !s.canPreempt(rn.q) {
+			// In Kueue's next cycle it is nominated again and, finding
+			// no victims it may take, holds, ahead of the workloads of
+			// queues that took their turn in this one (a ready
+			// preemptor's queue among them): a later hold.
+			rn.took = true
+			rn.outcome.holds = true
+			if s.hold(rn, r, res.Preemption) {
+				h.invalidate()
+			}
+		}
 		return s.skipped(rn, r, out)
 	}
 	out, charged := s.settleUnfit(rn, r, res, !hd.nominatedFit, out)
