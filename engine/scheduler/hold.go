@@ -199,10 +199,12 @@ func deferKey(k types.NamespacedName) types.NamespacedName {
 	return types.NamespacedName{Name: "deferred-fit/" + k.Namespace + "/" + k.Name}
 }
 
-// withoutOwnHolds runs f with q's own holds released: a queue's workloads do
-// not see what its waiting workloads hold.
-func (s *Scheduler) withoutOwnHolds(q *quota.ClusterQueue, f func()) {
-	s.releasingHolds(func(h heldCharge) bool { return h.cq == q.Name() }, f)
+// withoutUnseenHolds runs f with the holds a workload of q does not see
+// released: q's own (a queue's workloads do not see what its waiting
+// workloads hold) and, when first (q has not taken its turn in the cycle,
+// see run.took), the later holds.
+func (s *Scheduler) withoutUnseenHolds(q *quota.ClusterQueue, first bool, f func()) {
+	s.releasingHolds(func(h heldCharge) bool { return h.cq == q.Name() || first && h.later }, f)
 }
 
 // withoutHolds runs f with every hold released: the state Kueue nominates

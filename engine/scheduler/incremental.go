@@ -112,7 +112,7 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first bool) (res fl
 		return res, false
 	}
 	fits := true
-	s.releasingHolds(func(h heldCharge) bool { return h.cq == q.Name() || first && h.later }, func() { fits = s.fitsNow(q, res.Usage) })
+	s.withoutUnseenHolds(q, first, func() { fits = s.fitsNow(q, res.Usage) })
 	return res, !fits
 }
 
