@@ -204,7 +204,13 @@ func deferKey(k types.NamespacedName) types.NamespacedName {
 // workloads hold) and, when first (q has not taken its turn in the cycle,
 // see run.took), the later holds.
 func (s *Scheduler) withoutUnseenHolds(q *quota.ClusterQueue, first bool, f func()) {
-	s.releasingHolds(func(h heldCharge) bool { return h.cq == q.Name() || first && h.later }, f)
+	s.releasingHolds(func(h heldCharge) bool { return h.unseenBy(q, first) }, f)
+}
+
+// unseenBy tells whether a workload of q does not see hold h (see
+// withoutUnseenHolds).
+func (h heldCharge) unseenBy(q *quota.ClusterQueue, first bool) bool {
+	return h.cq == q.Name() || first && h.later
 }
 
 // withoutHolds runs f with every hold released: the state Kueue nominates

@@ -104,3 +104,41 @@ func TestKueueSkippedHeadHoldsAgainstTheReadyPreemptorsQueue(t *testing.T) {
 		t.Fatalf("admitted %v under v's hold (decisions %v)", got, ds)
 	}
 }
+
+// A head that needs preemption checks its victims against what the cycle's
+// earlier heads took or hold before it evicts them (Kueue's check before it
+// issues a cycle's preemptions). A later hold, made by a queue's next
+// workload after the queue took its turn, belongs to Kueue's next cycle: it
+// cannot make that check fail for a head of this one, any more than it can
+// skip a head that fits (TestKueueLaterWorkloadsHoldDoesNotSkipAnotherQueuesHead).
+//
+// Kueue's cycle nominates a1 (cqa) and b (cqb); a1 is admitted, and b, whose
+// victim b0 leaves room beside a1, preempts it. a2, behind a1 in StrictFIFO
+// cqa, holds its last cpu from the next cycle on. The engine takes a2 in the
+// same cycle, ahead of b by priority; its hold must not keep b from
+// preempting, or b would never preempt while a2 waits.
+func TestKueueLaterHoldDoesNotStopAnotherQueuesHeadFromPreempting(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{WaitOnOverlappingTargets: true}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
+		MakeClusterQueue("cqa").Cohort("c").Quota("f1", cpu, "4").Strategy(kueue.StrictFIFO).
+			WhenCanPreempt(kueue.MayStopSearch).Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Obj(),
+		MakeClusterQueue("cqb").Cohort("c").Quota("f1", cpu, "4").
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Obj(),
+		MakeClusterQueue("cqc").Cohort("c").Quota("f1", cpu, "0").Obj(),
+		MakeLocalQueue("ns", "lqa", "cqa").Obj(), MakeLocalQueue("ns", "lqb", "cqb").Obj(), MakeLocalQueue("ns", "lqc", "cqc").Obj(),
+		ksAdmittedAt(MakeWorkload("ns", "a0").Queue("lqa").Priority(20).Request(cpu, "2"), time.Second, "cqa", "f1"),
+		ksAdmittedAt(MakeWorkload("ns", "b0").Queue("lqb").Priority(0).Request(cpu, "3"), 2*time.Second, "cqb", "f1"),
+		ksAdmittedAt(MakeWorkload("ns", "c0").Queue("lqc").Priority(100).Request(cpu, "2"), 3*time.Second, "cqc", "f1"),
+		MakeWorkload("ns", "a1").Queue("lqa").Priority(10).Created(10*time.Second).Request(cpu, "1").Obj(),
+		MakeWorkload("ns", "a2").Queue("lqa").Priority(10).Created(11*time.Second).Request(cpu, "1").Obj(),
+		MakeWorkload("ns", "b").Queue("lqb").Priority(5).Created(12*time.Second).Request(cpu, "3").Obj(),
+	)
+	ds := s.Cycle(now)
+	if got := admittedNames(ds); len(got) != 1 || got[0] != "a1" {
+		t.Fatalf("admitted %v, want [a1] (decisions %v)", got, ds)
+	}
+	if got := victimNames(ds); got != "b0:InClusterQueue" {
+		t.Fatalf("victims %q, want b0, for b, as in Kueue's cycle (decisions %v)", got, ds)
+	}
+	mustPending(t, ds, "a2", ReasonInsufficientQuotaInCohort)
+}

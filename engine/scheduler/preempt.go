@@ -381,7 +381,7 @@ func (s *Scheduler) canPreempt(q *quota.ClusterQueue) bool {
 // on the same room. scope tells, when there was no preemption, what the
 // answer depends on, and own, for scopeOwn, what the queue's sleeper must wait
 // for (see scopeOf).
-func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, out []Decision) (_ []Decision, preempted bool, scope searchScope, own *need) {
+func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, first bool, out []Decision) (_ []Decision, preempted bool, scope searchScope, own *need) {
 	if res.Preemption == nil || !s.canPreempt(q) {
 		return out, false, scopeNone, nil
 	}
@@ -435,7 +435,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 		// workload": it evicts nothing, and searches again next cycle.
 		return out, false, scopeOverlap, nil
 	}
-	if !s.fitsOnceEvicted(q, res.Preemption, targets) {
+	if !s.fitsOnceEvicted(q, res.Preemption, targets, first) {
 		// The room these victims would leave is promised to preemptors of
 		// this cycle: evicting them would be wasted. Next cycle it searches
 		// again, in whatever state the tree is then.
@@ -470,8 +470,11 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 // reservation charged (Kueue's check before it issues a cycle's
 // preemptions): the targets of a search are chosen against the state the
 // cycle began with (see withVictimsGone), and two preemptors of one cycle
-// may each need the same unused quota besides their victims.
-func (s *Scheduler) fitsOnceEvicted(q *quota.ClusterQueue, a *flavorassigner.Assignment, targets []preemption.Target) bool {
+// may each need the same unused quota besides their victims. As in assign,
+// the holds r does not see are left out: its queue's own and, when first
+// (a head of Kueue's cycle), the later holds, which Kueue makes only in
+// its next cycles.
+func (s *Scheduler) fitsOnceEvicted(q *quota.ClusterQueue, a *flavorassigner.Assignment, targets []preemption.Target, first bool) bool {
 	ok := true
 	s.withVictimsGone(func() {
 		var gone []heldCharge
@@ -481,7 +484,7 @@ func (s *Scheduler) fitsOnceEvicted(q *quota.ClusterQueue, a *flavorassigner.Ass
 			}
 		}
 		for _, h := range s.holds {
-			if h.cq == q.Name() {
+			if h.unseenBy(q, first) {
 				gone = s.releaseCharge(h.key, gone)
 			}
 		}

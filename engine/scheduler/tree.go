@@ -227,7 +227,7 @@ const overlappingTargetsMessage = "Workload has overlapping preemption targets w
 // cycle get what is left; it holds, if it must, from the next cycle on
 // (seed 3, scenario 10 of the fair-sharing runs in docs/kueue-decisions.md).
 func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, holdNow bool, out []Decision) ([]Decision, bool) {
-	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, out)
+	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, !rn.took, out)
 	if preempted {
 		rn.outcome.active = true
 		rn.took = true
