@@ -35,15 +35,13 @@ type classShape struct {
 // generatorShapes reads each workload class's priority, request and runtime,
 // and each Cohort class's quota: the nominal quotas of its ClusterQueues
 // added up, all a Cohort's workloads can use at once (nothing is lent from
-// outside it). A workload class given two shapes is left out, as in
-// generatorRuntimes.
+// outside it). A workload class given two shapes is left out (perClass).
 func generatorShapes(path string) (classes map[string]classShape, cohortQuota map[string]int64, err error) {
 	cfg, err := readGeneratorConfig(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	classes, cohortQuota = map[string]classShape{}, map[string]int64{}
-	ambiguous := map[string]bool{}
+	cohortQuota = map[string]int64{}
 	for _, c := range cfg.Cohorts {
 		for _, q := range c.QueuesSets {
 			nominal, err := resource.ParseQuantity(q.NominalQuota)
@@ -51,23 +49,17 @@ func generatorShapes(path string) (classes map[string]classShape, cohortQuota ma
 				return nil, nil, fmt.Errorf("%s: nominalQuota of %s: %w", path, q.ClassName, err)
 			}
 			cohortQuota[c.ClassName] += max(q.Count, 1) * nominal.MilliValue()
-			for _, set := range q.WorkloadsSets {
-				for _, w := range set.Workloads {
-					req, err := resource.ParseQuantity(w.Request)
-					if err != nil {
-						return nil, nil, fmt.Errorf("%s: request of workload class %s: %w", path, w.ClassName, err)
-					}
-					shape := classShape{priority: w.Priority, request: req.MilliValue(), runtime: time.Duration(w.RuntimeMs) * time.Millisecond}
-					if prev, ok := classes[w.ClassName]; ok && prev != shape {
-						ambiguous[w.ClassName] = true
-					}
-					classes[w.ClassName] = shape
-				}
-			}
 		}
 	}
-	for class := range ambiguous {
-		delete(classes, class)
+	classes, err = perClass(cfg, func(w *generatorWorkload) (classShape, error) {
+		req, err := resource.ParseQuantity(w.Request)
+		if err != nil {
+			return classShape{}, fmt.Errorf("%s: request of workload class %s: %w", path, w.ClassName, err)
+		}
+		return classShape{priority: w.Priority, request: req.MilliValue(), runtime: time.Duration(w.RuntimeMs) * time.Millisecond}, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return classes, cohortQuota, nil
 }

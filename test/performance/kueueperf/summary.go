@@ -61,15 +61,47 @@ type generatorConfig struct {
 			NominalQuota   string `json:"nominalQuota"`
 			BorrowingLimit string `json:"borrowingLimit"`
 			WorkloadsSets  []struct {
-				Workloads []struct {
-					ClassName string `json:"className"`
-					RuntimeMs int64  `json:"runtimeMs"`
-					Priority  int32  `json:"priority"`
-					Request   string `json:"request"`
-				} `json:"workloads"`
+				Workloads []generatorWorkload `json:"workloads"`
 			} `json:"workloadsSets"`
 		} `json:"queuesSets"`
 	} `json:"cohorts"`
+}
+
+// generatorWorkload is one class of workload of a generator config.
+type generatorWorkload struct {
+	ClassName string `json:"className"`
+	RuntimeMs int64  `json:"runtimeMs"`
+	Priority  int32  `json:"priority"`
+	Request   string `json:"request"`
+}
+
+// perClass gives each workload class of cfg what f makes of it. A class
+// given two different values is left out: its workloads cannot be told
+// apart by name.
+func perClass[T comparable](cfg *generatorConfig, f func(w *generatorWorkload) (T, error)) (map[string]T, error) {
+	out := map[string]T{}
+	ambiguous := map[string]bool{}
+	for _, c := range cfg.Cohorts {
+		for _, q := range c.QueuesSets {
+			for _, set := range q.WorkloadsSets {
+				for i := range set.Workloads {
+					w := &set.Workloads[i]
+					v, err := f(w)
+					if err != nil {
+						return nil, err
+					}
+					if prev, ok := out[w.ClassName]; ok && prev != v {
+						ambiguous[w.ClassName] = true
+					}
+					out[w.ClassName] = v
+				}
+			}
+		}
+	}
+	for class := range ambiguous {
+		delete(out, class)
+	}
+	return out, nil
 }
 
 // readGeneratorConfig reads the parts of a generator config the harness uses.
@@ -93,25 +125,9 @@ func generatorRuntimes(path string) (map[string]time.Duration, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]time.Duration{}
-	ambiguous := map[string]bool{}
-	for _, c := range cfg.Cohorts {
-		for _, q := range c.QueuesSets {
-			for _, set := range q.WorkloadsSets {
-				for _, w := range set.Workloads {
-					d := time.Duration(w.RuntimeMs) * time.Millisecond
-					if prev, ok := out[w.ClassName]; ok && prev != d {
-						ambiguous[w.ClassName] = true
-					}
-					out[w.ClassName] = d
-				}
-			}
-		}
-	}
-	for class := range ambiguous {
-		delete(out, class)
-	}
-	return out, nil
+	return perClass(cfg, func(w *generatorWorkload) (time.Duration, error) {
+		return time.Duration(w.RuntimeMs) * time.Millisecond, nil
+	})
 }
 
 // generatorLimits is nominal quota + borrowing limit of cpu, in millicores, per
