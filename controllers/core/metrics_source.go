@@ -41,9 +41,15 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker) func() metr
 
 func clusterQueueMetrics(v scheduler.ClusterQueueView, inadmissible int) metrics.ClusterQueue {
 	inadmissible = min(inadmissible, v.PendingWorkloads)
-	out := metrics.ClusterQueue{Name: v.Name, Cohort: v.Cohort,
+	out := metrics.ClusterQueue{Name: v.Name, Cohort: v.Cohort, Status: metrics.StatusPending,
 		PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible,
 		WeightedShare: &v.WeightedShare}
+	switch {
+	case v.Terminating:
+		out.Status = metrics.StatusTerminating
+	case v.Active:
+		out.Status = metrics.StatusActive
+	}
 	cells := map[resources.FlavorResource]*metrics.Cell{}
 	var order []resources.FlavorResource
 	cell := func(f string, r corev1.ResourceName) *metrics.Cell {

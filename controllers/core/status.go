@@ -41,6 +41,10 @@ func (l *loop) syncStatus(ctx context.Context) {
 		var view scheduler.ClusterQueueView
 		var ok bool
 		l.engine.Do(func(s *scheduler.Scheduler) { view, ok = s.ClusterQueueSnapshot(cq.Name) })
+		// A queue the engine refused holds no workload's quota there.
+		if err := l.syncClusterQueueFinalizer(ctx, cq, view); err != nil {
+			l.log.Error(err, "updating the finalizer of a ClusterQueue", "clusterQueue", cq.Name)
+		}
 		if !ok {
 			continue
 		}
@@ -50,6 +54,7 @@ func (l *loop) syncStatus(ctx context.Context) {
 			l.log.Error(err, "writing ClusterQueue status", "clusterQueue", cq.Name)
 		}
 	}
+	l.syncFlavorFinalizers(ctx, cqs.Items)
 	if l.fairSharing {
 		l.syncCohortStatus(ctx)
 	}
@@ -174,8 +179,8 @@ func (l *loop) syncCohortStatus(ctx context.Context) {
 }
 
 func activeMessage(v scheduler.ClusterQueueView) string {
-	if v.ActiveMessage != "" {
-		return v.ActiveMessage
+	if v.ActiveCondition != "" {
+		return v.ActiveCondition
 	}
 	if v.Active {
 		return "Can admit new workloads"

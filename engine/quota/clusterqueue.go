@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -38,6 +39,11 @@ type ClusterQueue struct {
 	// annotation: the PreemptionConfig whose rules add candidates to this
 	// queue's preemptions, "" for none.
 	PreemptionConfigName string
+	// Terminating tells that the object is being deleted (its
+	// deletionTimestamp is set): as in Kueue, it admits nothing new, while
+	// its admitted workloads keep their quota in its Cohort until they are
+	// gone, which the manager's resource-in-use finalizer waits for.
+	Terminating bool
 
 	// weight is spec.fairSharing.weight in thousandths.
 	weight int64
@@ -99,6 +105,7 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 		Labels:         labels.Set(copyLabels(cq.Labels)),
 
 		PreemptionConfigName: cq.Annotations[kueuev1alpha1.PreemptionConfigNameAnnotation],
+		Terminating:          cq.DeletionTimestamp != nil,
 	}
 	out.setQuotas(qs.Cells)
 	if cq.Spec.QueueingStrategy != "" {
@@ -146,33 +153,63 @@ func clusterQueueFromAPI(gate bool, cq *kueue.ClusterQueue) (*ClusterQueue, erro
 
 // Status is the Active condition of a ClusterQueue.
 type Status struct {
-	Active  bool
-	Reason  string
+	Active bool
+	Reason string
+	// Message explains, to a workload kept pending by the queue, why the
+	// queue admits nothing.
 	Message string
+	// Condition is the message of the ClusterQueue's Active condition, in
+	// Kueue's words ("Can't admit new workloads: ...").
+	Condition string
 }
 
 // Status computes the queue's Active condition. It is computed on demand (O(depth +
 // flavors)) so that it can never go stale when a flavor or cohort changes.
-// Precedence: a stop policy first (an administrator's explicit intent), then a
-// cohort cycle, then a missing flavor.
+// Precedence, as in Kueue: a deletion in progress first, then a stop policy
+// (an administrator's explicit intent), then a cohort cycle (Quokka's own
+// reason), then missing flavors. As Kueue does, the condition's message lists
+// every cause but a deletion, and every missing flavor.
 func (c *Cache) Status(q *ClusterQueue) Status {
+	if q.Terminating {
+		return Status{Reason: kueue.ClusterQueueActiveReasonTerminating,
+			Message:   fmt.Sprintf("ClusterQueue %s is being deleted and admits nothing new", q.name),
+			Condition: "Can't admit new workloads; clusterQueue is terminating"}
+	}
+	var st Status
+	var causes []string
+	because := func(reason, message, cause string) {
+		if st.Reason == "" {
+			st.Reason, st.Message = reason, message
+		}
+		causes = append(causes, cause)
+	}
 	if q.Stopped() {
-		return Status{Reason: kueue.ClusterQueueActiveReasonStopped,
-			Message: fmt.Sprintf("ClusterQueue %s is stopped (stopPolicy %s)", q.name, q.StopPolicy)}
+		because(kueue.ClusterQueueActiveReasonStopped,
+			fmt.Sprintf("ClusterQueue %s is stopped (stopPolicy %s)", q.name, q.StopPolicy), "is stopped")
 	}
 	if q.InCycle() {
-		return Status{Reason: kueue.ClusterQueueActiveReasonCohortCycle,
-			Message: fmt.Sprintf("ClusterQueue %s is inactive: cohort %s is in a cycle of parentName references", q.name, q.CohortName())}
+		because(kueue.ClusterQueueActiveReasonCohortCycle,
+			fmt.Sprintf("ClusterQueue %s is inactive: cohort %s is in a cycle of parentName references", q.name, q.CohortName()),
+			fmt.Sprintf("its Cohort %s is in a cycle of parentName references", q.CohortName()))
 	}
+	var missing []string
 	for _, g := range q.Groups {
 		for _, f := range g.Flavors {
 			if _, ok := c.flavors[f]; !ok {
-				return Status{Reason: kueue.ClusterQueueActiveReasonFlavorNotFound,
-					Message: fmt.Sprintf("ClusterQueue %s is inactive: ResourceFlavor %s not found", q.name, f)}
+				missing = append(missing, f)
 			}
 		}
 	}
-	return Status{Active: true, Reason: kueue.ClusterQueueActiveReasonReady, Message: "Can admit new workloads"}
+	if len(missing) > 0 {
+		because(kueue.ClusterQueueActiveReasonFlavorNotFound,
+			fmt.Sprintf("ClusterQueue %s is inactive: ResourceFlavor %s not found", q.name, missing[0]),
+			"references missing ResourceFlavor(s): "+strings.Join(missing, ","))
+	}
+	if st.Reason == "" {
+		return Status{Active: true, Reason: kueue.ClusterQueueActiveReasonReady, Message: "Can admit new workloads", Condition: "Can admit new workloads"}
+	}
+	st.Condition = "Can't admit new workloads: " + strings.Join(causes, ", ") + "."
+	return st
 }
 
 func copyLabels(m map[string]string) map[string]string {

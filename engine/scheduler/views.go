@@ -35,11 +35,16 @@ type UsageView struct {
 type ClusterQueueView struct {
 	Name   string
 	Cohort string
-	// Active, ActiveReason and ActiveMessage are the Active condition; reasons are
-	// kueue's ClusterQueueActiveReason* (Ready, Stopped, FlavorNotFound, CohortCycle).
-	Active        bool
-	ActiveReason  string
-	ActiveMessage string
+	// Active and ActiveReason are the Active condition; reasons are kueue's
+	// ClusterQueueActiveReason* (Ready, Terminating, Stopped, FlavorNotFound,
+	// CohortCycle). ActiveCondition is the condition's message in Kueue's
+	// words; ActiveMessage explains an inactive queue to its workloads.
+	Active          bool
+	ActiveReason    string
+	ActiveMessage   string
+	ActiveCondition string
+	// Terminating tells that the object is being deleted.
+	Terminating bool
 	// Quotas lists the cells in resource group, flavor and resource order.
 	Quotas []QuotaView
 	// Usage lists the cells with usage or quota, sorted by flavor and resource.
@@ -68,6 +73,7 @@ func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
 	}
 	st := s.cache.Status(q)
 	v := ClusterQueueView{Name: name, Cohort: q.CohortName(), Active: st.Active, ActiveReason: st.Reason, ActiveMessage: st.Message,
+		ActiveCondition: st.Condition, Terminating: q.Terminating,
 		AdmittedWorkloads: len(s.admittedByCQ[name]), WeightedShare: fairsharing.Of(q).Weighted()}
 	cells := resources.Amounts{}
 	for _, g := range q.Groups {

@@ -14,7 +14,10 @@ type Snapshot struct {
 
 // ClusterQueue is one queue's gauges.
 type ClusterQueue struct {
-	Name, Cohort        string
+	Name, Cohort string
+	// Status is kueue_cluster_queue_status's: StatusPending (inactive),
+	// StatusActive or StatusTerminating (being deleted).
+	Status              string
 	PendingActive       int
 	PendingInadmissible int
 	// WeightedShare is reported when fair sharing is on.
@@ -43,7 +46,7 @@ type gaugeCollector struct {
 	opts     Options
 	snapshot func() Snapshot
 
-	pending, weightedShare                       *prometheus.Desc
+	pending, weightedShare, cqStatus             *prometheus.Desc
 	usage, nominal, borrowingLimit, lendingLimit *prometheus.Desc
 	lqUsage, lqPending                           *prometheus.Desc
 }
@@ -56,6 +59,9 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 		pending: prometheus.NewDesc("kueue_pending_workloads",
 			"The number of pending workloads, per cluster_queue and status (active: waiting for a cycle; inadmissible: the last cycle could not admit it)",
 			[]string{"cluster_queue", "status"}, nil),
+		cqStatus: prometheus.NewDesc("kueue_cluster_queue_status",
+			"Reports cluster_queue with its status (pending, active or terminating): 1 for the one it has, 0 for the others",
+			[]string{"cluster_queue", "status", "replica_role"}, nil),
 		weightedShare: prometheus.NewDesc("kueue_cluster_queue_weighted_share",
 			"The ClusterQueue's dominant resource share divided by its fair sharing weight, per thousand",
 			[]string{"cluster_queue"}, nil),
@@ -78,6 +84,7 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 
 func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- g.pending
+	ch <- g.cqStatus
 	if g.opts.FairSharing {
 		ch <- g.weightedShare
 	}
@@ -102,6 +109,13 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, cq := range snap.ClusterQueues {
 		gauge(g.pending, float64(cq.PendingActive), cq.Name, StatusActive)
 		gauge(g.pending, float64(cq.PendingInadmissible), cq.Name, StatusInadmissible)
+		for _, st := range clusterQueueStatuses {
+			v := 0.0
+			if st == cq.Status {
+				v = 1
+			}
+			gauge(g.cqStatus, v, cq.Name, st, role)
+		}
 		if g.opts.FairSharing && cq.WeightedShare != nil {
 			gauge(g.weightedShare, float64(*cq.WeightedShare), cq.Name)
 		}

@@ -61,3 +61,27 @@ func TestResourceGaugesOffByDefault(t *testing.T) {
 		t.Errorf("%d kueue_pending_workloads samples, want active and inadmissible", n)
 	}
 }
+
+// Kueue's kueue_cluster_queue_status: one series per status, 1 for the
+// queue's own (pending when it cannot admit, terminating while it is being
+// deleted) and 0 for the others.
+func TestClusterQueueStatusGauge(t *testing.T) {
+	t.Parallel()
+	g := newGaugeCollector(Options{}, func() Snapshot {
+		return Snapshot{ReplicaRole: "leader", ClusterQueues: []ClusterQueue{
+			{Name: "going", Status: StatusTerminating}, {Name: "ready", Status: StatusActive}}}
+	})
+	want := `
+# HELP kueue_cluster_queue_status Reports cluster_queue with its status (pending, active or terminating): 1 for the one it has, 0 for the others
+# TYPE kueue_cluster_queue_status gauge
+kueue_cluster_queue_status{cluster_queue="going",replica_role="leader",status="active"} 0
+kueue_cluster_queue_status{cluster_queue="going",replica_role="leader",status="pending"} 0
+kueue_cluster_queue_status{cluster_queue="going",replica_role="leader",status="terminating"} 1
+kueue_cluster_queue_status{cluster_queue="ready",replica_role="leader",status="active"} 1
+kueue_cluster_queue_status{cluster_queue="ready",replica_role="leader",status="pending"} 0
+kueue_cluster_queue_status{cluster_queue="ready",replica_role="leader",status="terminating"} 0
+`
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want), "kueue_cluster_queue_status"); err != nil {
+		t.Error(err)
+	}
+}

@@ -18,6 +18,15 @@ const (
 	StatusInadmissible = "inadmissible"
 )
 
+// Label values of kueue_cluster_queue_status{status}, as Kueue's: a queue that
+// cannot admit is pending, one being deleted is terminating.
+const (
+	StatusPending     = "pending"
+	StatusTerminating = "terminating"
+)
+
+var clusterQueueStatuses = []string{StatusPending, StatusActive, StatusTerminating}
+
 // Options select the optional metric families, as Kueue's Configuration does.
 type Options struct {
 	// ClusterQueueResources exports the per-flavor usage and quota gauges

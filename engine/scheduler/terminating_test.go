@@ -1,0 +1,116 @@
+package scheduler
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	. "quokka.dev/quokka/engine/enginetest"
+)
+
+// deleting marks a ClusterQueue as being deleted, as the API server does for
+// an object that still has a finalizer.
+func deleting(cq *kueue.ClusterQueue) *kueue.ClusterQueue {
+	cq.DeletionTimestamp = &metav1.Time{Time: now}
+	return cq
+}
+
+// Kueue: pkg/cache/scheduler/cache_test.go, TestClusterQueueReadiness (the
+// cases without admission checks, which Quokka does not have), and Kueue's
+// inactiveReason: a queue being deleted says so first; otherwise every cause
+// is listed, the reason being the first of stopped and missing flavors, and
+// every missing flavor is named.
+func TestKueueClusterQueueReadiness(t *testing.T) {
+	cases := []struct {
+		name       string
+		cq         *kueue.ClusterQueue
+		flavors    []string
+		wantActive bool
+		wantReason string
+		wantCond   string
+	}{
+		{"flavor not found", MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj(), nil,
+			false, kueue.ClusterQueueActiveReasonFlavorNotFound, "Can't admit new workloads: references missing ResourceFlavor(s): flavor1."},
+		{"terminating", deleting(MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj()), []string{"flavor1"},
+			false, kueue.ClusterQueueActiveReasonTerminating, "Can't admit new workloads; clusterQueue is terminating"},
+		{"ready", MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj(), []string{"flavor1"},
+			true, kueue.ClusterQueueActiveReasonReady, "Can admit new workloads"},
+		{"stopped", MakeClusterQueue("queue1").StopPolicy(kueue.HoldAndDrain).Obj(), nil,
+			false, kueue.ClusterQueueActiveReasonStopped, "Can't admit new workloads: is stopped."},
+		// Kueue's "flavor and check not found" joins its causes so; with
+		// a stop policy instead of a missing check:
+		{"stopped and flavors not found", MakeClusterQueue("queue1").StopPolicy(kueue.Hold).
+			Quota("flavor1", gpu, "1").Quota("flavor2", gpu, "1").Obj(), nil,
+			false, kueue.ClusterQueueActiveReasonStopped, "Can't admit new workloads: is stopped, references missing ResourceFlavor(s): flavor1,flavor2."},
+		{"terminating and flavor not found", deleting(MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj()), nil,
+			false, kueue.ClusterQueueActiveReasonTerminating, "Can't admit new workloads; clusterQueue is terminating"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := []any{tc.cq}
+			for _, f := range tc.flavors {
+				objs = append(objs, MakeFlavor(f).Obj())
+			}
+			s := world(t, Options{}, objs...)
+			v, ok := s.ClusterQueueSnapshot("queue1")
+			if !ok {
+				t.Fatal("queue1 not in the engine")
+			}
+			if v.Active != tc.wantActive || v.ActiveReason != tc.wantReason || v.ActiveCondition != tc.wantCond {
+				t.Errorf("got active %v, reason %q, message %q; want %v, %q, %q",
+					v.Active, v.ActiveReason, v.ActiveCondition, tc.wantActive, tc.wantReason, tc.wantCond)
+			}
+			if v.Terminating != (tc.wantReason == kueue.ClusterQueueActiveReasonTerminating) {
+				t.Errorf("Terminating = %v", v.Terminating)
+			}
+		})
+	}
+}
+
+// Kueue: clusterqueue_controller_test.go, "Should be stuck in termination
+// until admitted workloads finished running", as the engine sees it: a
+// ClusterQueue being deleted admits nothing new, and the workloads it admitted
+// keep their quota in the Cohort until they finish, so that no other queue
+// borrows what they still use.
+func TestTerminatingClusterQueueAdmitsNothingAndKeepsItsUsage(t *testing.T) {
+	a := MakeClusterQueue("a").Cohort("c").Quota("h100", gpu, "4")
+	s := world(t, Options{}, MakeFlavor("h100").Obj(), a.Obj(),
+		MakeClusterQueue("b").Cohort("c").Quota("h100", gpu, "4").Obj(),
+		MakeLocalQueue("ns", "lq", "a").Obj(), MakeLocalQueue("ns", "lq-b", "b").Obj(),
+		gpus("running", 4).Obj())
+	if got := admittedNames(s.Cycle(now)); len(got) != 1 {
+		t.Fatalf("admitted %v, want running", got)
+	}
+
+	apply(t, s, deleting(a.Obj()))
+	apply(t, s, gpus("late", 1).Obj())
+	apply(t, s, MakeWorkload("ns", "borrower").Queue("lq-b").Request(gpu, "6").Obj())
+	ds := s.Cycle(now)
+	if got := admittedNames(ds); len(got) != 0 {
+		t.Fatalf("admitted %v while a is being deleted and its workload still runs", got)
+	}
+	p := mustPending(t, ds, "late", ReasonClusterQueueInactive)
+	if !strings.Contains(p.Message, "being deleted") {
+		t.Errorf("late's message %q does not say that its queue is being deleted", p.Message)
+	}
+	v, _ := s.ClusterQueueSnapshot("a")
+	if v.AdmittedWorkloads != 1 {
+		t.Errorf("a holds %d workloads, want 1 (running)", v.AdmittedWorkloads)
+	}
+
+	// Once running is gone nothing holds quota in a: the manager lets the
+	// deletion through, and until then its lendable quota is the Cohort's.
+	s.FinishWorkload(key("ns", "running"))
+	v, _ = s.ClusterQueueSnapshot("a")
+	if v.AdmittedWorkloads != 0 {
+		t.Errorf("a holds %d workloads after running finished, want 0", v.AdmittedWorkloads)
+	}
+	ds = s.Cycle(now)
+	if got := admittedNames(ds); len(got) != 1 || got[0] != "borrower" {
+		t.Errorf("admitted %v, want only borrower", got)
+	}
+	s.DeleteClusterQueue("a")
+	mustPending(t, s.Cycle(now), "late", ReasonClusterQueueNotFound)
+}
