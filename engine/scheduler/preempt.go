@@ -656,6 +656,13 @@ func (src source) Admitted(cq string) []*preemption.Candidate {
 	s := src.s
 	afsQueue := false
 	if q, ok := s.cache.ClusterQueue(cq); ok {
+		// Kueue leaves an inactive ClusterQueue (stopped, being deleted,
+		// naming a missing flavor) out of its scheduling snapshot: its
+		// admitted workloads are nobody's candidates, while their usage
+		// stays in its Cohort's.
+		if !s.cache.Status(q).Active {
+			return nil
+		}
 		afsQueue = s.usesAFS(q)
 	}
 	// Within a cycle the list changes only when a victim is chosen or a

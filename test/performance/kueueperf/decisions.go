@@ -38,6 +38,8 @@ type decisionsReport struct {
 	scenarios, creates, finishes int
 	admissions, evictions        int
 	differences                  int
+	// crashes lists where Kueue's manager exited (see decisionscrash.go).
+	crashes []string
 }
 
 func runDecisions(o options) error {
@@ -105,11 +107,11 @@ func runDecisions(o options) error {
 			return err
 		}
 	}
-	mk, err := startProcess(manager, filepath.Join(o.out, "kueue.log"))
-	if err != nil {
+	mk := &kueueProcess{args: manager, log: filepath.Join(o.out, "kueue.log")}
+	if err := mk.start(); err != nil {
 		return fmt.Errorf("starting %s: %w", name, err)
 	}
-	defer mk.stop()
+	defer func() { mk.stop() }()
 	c, err := client.New(env.Config, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return err
@@ -128,12 +130,31 @@ func runDecisions(o options) error {
 	var rep decisionsReport
 	for i := first; i < end; i++ {
 		sc := newScenario(o.seed, i, strategies != nil)
-		if err := compareScenario(ctx, player, opts, sc, &rep, io.MultiWriter(os.Stdout, details)); err != nil {
-			return fmt.Errorf("scenario %s: %w", sc.name, err)
+		w := io.MultiWriter(os.Stdout, details)
+		err := compareScenario(ctx, player, mk, opts, sc, &rep, w)
+		var crash *kueueCrash
+		if !errors.As(err, &crash) {
+			if err != nil {
+				return fmt.Errorf("scenario %s: %w", sc.name, err)
+			}
+			continue
+		}
+		rep.crashes = append(rep.crashes, fmt.Sprintf("%s event %d", sc.name, crash.event))
+		fmt.Fprintf(w, "\n%s: %s; that event and the rest of the scenario are not compared, and %s is started again\nqueues:\n%s",
+			sc.name, crash.Error(), name, describeWorld(sc))
+		if err := player.forgetScenario(ctx, sc); err != nil {
+			return fmt.Errorf("scenario %s, after %s exited: %w", sc.name, name, err)
+		}
+		if err := mk.start(); err != nil {
+			return fmt.Errorf("starting %s again: %w", name, err)
 		}
 	}
 	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes): Kueue admitted %d times and evicted %d times; Quokka decided %d events differently\n",
 		rep.scenarios, rep.creates+rep.finishes, rep.creates, rep.finishes, rep.admissions, rep.evictions, rep.differences)
+	if len(rep.crashes) > 0 {
+		fmt.Printf("%s exited %d times, at %s: those events were not compared (panics in %s)\n",
+			name, len(rep.crashes), strings.Join(rep.crashes, ", "), mk.log)
+	}
 	if rep.differences > 0 {
 		return fmt.Errorf("%d events decided differently (details in %s)", rep.differences, details.Name())
 	}
@@ -142,8 +163,11 @@ func runDecisions(o options) error {
 
 // compareScenario plays one scenario on Kueue and replays each event through
 // the engine, writing every difference to w.
-func compareScenario(ctx context.Context, player *kueuePlayer, opts scheduler.Options, sc *scenario, rep *decisionsReport, w io.Writer) error {
+func compareScenario(ctx context.Context, player *kueuePlayer, mk *kueueProcess, opts scheduler.Options, sc *scenario, rep *decisionsReport, w io.Writer) error {
 	if err := player.setup(ctx, sc); err != nil {
+		if mk.exited() {
+			return &kueueCrash{event: -1, why: lastPanic(mk.log)}
+		}
 		return err
 	}
 	rep.scenarios++
@@ -151,6 +175,11 @@ func compareScenario(ctx context.Context, player *kueuePlayer, opts scheduler.Op
 	differences := 0
 	for i, ev := range sc.events {
 		step, err := player.play(ctx, sc, ev)
+		// A manager that exited while the event settled decided nothing:
+		// its settled state is no decision to compare with.
+		if mk.exited() {
+			return &kueueCrash{event: i, why: lastPanic(mk.log)}
+		}
 		if err != nil {
 			return fmt.Errorf("event %d: %w", i, err)
 		}

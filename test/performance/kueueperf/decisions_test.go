@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -264,5 +266,39 @@ func TestEngineOptionsFromGates(t *testing.T) {
 	}
 	if _, err := engineOptions("NoSuchGate=true"); err == nil || !strings.Contains(err.Error(), `unknown feature gate "NoSuchGate"`) {
 		t.Errorf("an unknown gate: %v", err)
+	}
+}
+
+// A crash of Kueue's manager is reported by its panic and the Kueue function
+// it happened in (here Kueue v0.17.0's, kubernetes-sigs/kueue#10891), read
+// from the end of its log, where client-go's crash handler repeats it.
+func TestLastPanicNamesKueuesFunction(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "kueue.log")
+	const text = `E1205 08:31:30.355521    3419 panic.go:336] "Observed a panic" panic="runtime error: invalid memory address or nil pointer dereference"
+	goroutine 801 [running]:
+	panic({0x2d61520?, 0x56b1820?})
+		runtime/panic.go:860 +0x13a
+ >
+panic: runtime error: invalid memory address or nil pointer dereference [recovered, repanicked]
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x28 pc=0x226d00e]
+
+goroutine 801 [running]:
+k8s.io/apimachinery/pkg/util/runtime.handleCrash({0x35172c8, 0x3e31095cae00}, {0x2d61520, 0x56b1820}, {0x0, 0x0, 0x3e3109e02c70?})
+	k8s.io/apimachinery@v0.35.3/pkg/util/runtime/runtime.go:114 +0x1a9
+panic({0x2d61520?, 0x56b1820?})
+	runtime/panic.go:860 +0x13a
+sigs.k8s.io/kueue/pkg/cache/scheduler.(*CohortSnapshot).Root(0x3e3109e02e70?)
+	sigs.k8s.io/kueue@v0.17.0/pkg/cache/scheduler/cohort_snapshot.go:41 +0xe
+sigs.k8s.io/kueue/pkg/scheduler/preemption.runFirstFsStrategy(0x3e3109e03368, {0x3e310a3ab4b0, 0x2, 0x2}, 0x34c8c38)
+`
+	if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "runtime error: invalid memory address or nil pointer dereference in sigs.k8s.io/kueue/pkg/cache/scheduler.(*CohortSnapshot).Root"
+	if got := lastPanic(log); got != want {
+		t.Errorf("lastPanic = %q, want %q", got, want)
+	}
+	if got := lastPanic(filepath.Join(t.TempDir(), "none.log")); !strings.HasPrefix(got, "no log") {
+		t.Errorf("lastPanic of a missing log = %q", got)
 	}
 }
