@@ -38,8 +38,9 @@ type decisionsReport struct {
 	scenarios, creates, finishes int
 	admissions, evictions        int
 	differences                  int
-	// crashes lists where Kueue's manager exited (see decisionscrash.go).
-	crashes []string
+	// lost lists the events Kueue's manager did not decide: it exited, or
+	// never settled (see decisionscrash.go).
+	lost []string
 }
 
 func runDecisions(o options) error {
@@ -132,28 +133,30 @@ func runDecisions(o options) error {
 		sc := newScenario(o.seed, i, strategies != nil)
 		w := io.MultiWriter(os.Stdout, details)
 		err := compareScenario(ctx, player, mk, opts, sc, &rep, w)
-		var crash *kueueCrash
-		if !errors.As(err, &crash) {
+		var lost *kueueLost
+		if !errors.As(err, &lost) {
 			if err != nil {
 				return fmt.Errorf("scenario %s: %w", sc.name, err)
 			}
 			continue
 		}
-		rep.crashes = append(rep.crashes, fmt.Sprintf("%s event %d", sc.name, crash.event))
-		fmt.Fprintf(w, "\n%s: %s; that event and the rest of the scenario are not compared, and %s is started again\nqueues:\n%s",
-			sc.name, crash.Error(), name, describeWorld(sc))
+		rep.lost = append(rep.lost, fmt.Sprintf("%s event %d", sc.name, lost.event))
+		fmt.Fprintf(w, "\n%s: %s; that event and the rest of the scenario are not compared\nqueues:\n%s",
+			sc.name, lost.Error(), describeWorld(sc))
 		if err := player.forgetScenario(ctx, sc); err != nil {
-			return fmt.Errorf("scenario %s, after %s exited: %w", sc.name, name, err)
+			return fmt.Errorf("scenario %s, after %s: %w", sc.name, lost.Error(), err)
 		}
-		if err := mk.start(); err != nil {
-			return fmt.Errorf("starting %s again: %w", name, err)
+		if lost.exited {
+			if err := mk.start(); err != nil {
+				return fmt.Errorf("starting %s again: %w", name, err)
+			}
 		}
 	}
 	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes): Kueue admitted %d times and evicted %d times; Quokka decided %d events differently\n",
 		rep.scenarios, rep.creates+rep.finishes, rep.creates, rep.finishes, rep.admissions, rep.evictions, rep.differences)
-	if len(rep.crashes) > 0 {
-		fmt.Printf("%s exited %d times, at %s: those events were not compared (panics in %s)\n",
-			name, len(rep.crashes), strings.Join(rep.crashes, ", "), mk.log)
+	if len(rep.lost) > 0 {
+		fmt.Printf("%s did not decide %d events (it exited, or they never settled): %s; those were not compared (its log: %s)\n",
+			name, len(rep.lost), strings.Join(rep.lost, ", "), mk.log)
 	}
 	if rep.differences > 0 {
 		return fmt.Errorf("%d events decided differently (details in %s)", rep.differences, details.Name())
@@ -166,7 +169,7 @@ func runDecisions(o options) error {
 func compareScenario(ctx context.Context, player *kueuePlayer, mk *kueueProcess, opts scheduler.Options, sc *scenario, rep *decisionsReport, w io.Writer) error {
 	if err := player.setup(ctx, sc); err != nil {
 		if mk.exited() {
-			return &kueueCrash{event: -1, why: lastPanic(mk.log)}
+			return &kueueLost{event: -1, exited: true, why: lastPanic(mk.log)}
 		}
 		return err
 	}
@@ -178,7 +181,11 @@ func compareScenario(ctx context.Context, player *kueuePlayer, mk *kueueProcess,
 		// A manager that exited while the event settled decided nothing:
 		// its settled state is no decision to compare with.
 		if mk.exited() {
-			return &kueueCrash{event: i, why: lastPanic(mk.log)}
+			return &kueueLost{event: i, exited: true, why: lastPanic(mk.log)}
+		}
+		var u *unsettled
+		if errors.As(err, &u) {
+			return &kueueLost{event: i, why: u.Error()}
 		}
 		if err != nil {
 			return fmt.Errorf("event %d: %w", i, err)

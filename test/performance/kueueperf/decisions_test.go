@@ -302,3 +302,17 @@ sigs.k8s.io/kueue/pkg/scheduler/preemption.runFirstFsStrategy(0x3e3109e03368, {0
 		t.Errorf("lastPanic of a missing log = %q", got)
 	}
 }
+
+// An event that never settles is reported with how often each workload was
+// evicted meanwhile: a livelock of preemptions shows as one name many times.
+func TestUnsettledCountsEvictions(t *testing.T) {
+	u := &unsettled{ns: "s6-4", after: 2 * time.Minute, evicted: []string{"w04", "w09", "w04", "w04"}}
+	want := "namespace s6-4: Workloads still changing after 2m0s (evicted meanwhile: w04 3 times, w09 1 times)"
+	if got := u.Error(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	lost := &kueueLost{event: 19, why: u.Error()}
+	if got := lost.Error(); !strings.HasPrefix(got, "Kueue's manager did not settle during event 19: namespace s6-4") {
+		t.Errorf("lost: %q", got)
+	}
+}

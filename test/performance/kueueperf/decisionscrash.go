@@ -5,22 +5,28 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
-// Kueue's manager can crash on a world it meets: v0.17.0 dereferences a nil
+// Kueue's manager can crash on a world it meets, or never settle it: v0.17.0 dereferences a nil
 // Cohort when fair sharing must preempt for a ClusterQueue without one
 // (kubernetes-sigs/kueue#10891). A dead manager decides nothing, so every
-// later event would look decided differently. The decisions load therefore
-// watches the process: an event during which it exited is not compared, the
-// rest of its scenario is skipped, the scenario's workloads are deleted (so
-// that the manager does not meet them again), and the manager is started
-// again for the next scenario. The report counts the crashes apart from the
-// differences.
+// later event would look decided differently. And in v0.17.0 a preemptor does
+// not keep the room its victims free (the deliberate difference 2 of
+// docs/kueue-conformance.md), so another workload can take it while the
+// victim is admitted again and preempted again, round after round (run
+// dec-35, scenario s6-4). The decisions load therefore watches the process
+// and the settling: an event during which the manager exited, or that did not
+// settle within the player's timeout, is not compared; the rest of its
+// scenario is skipped; the scenario's workloads are deleted (so that the
+// manager does not meet them again); a manager that exited is started again
+// for the next scenario. The report counts these apart from the differences.
 
 // kueueProcess is the Kueue manager the decisions load plays against.
 type kueueProcess struct {
@@ -50,17 +56,52 @@ func (k *kueueProcess) exited() bool {
 
 func (k *kueueProcess) stop() { k.p.stop() }
 
-// kueueCrash is the manager's exit while an event of a scenario was played.
-type kueueCrash struct {
-	event int
-	why   string
+// kueueLost is an event Kueue's manager did not decide: it exited (exited
+// set), or the namespace never settled.
+type kueueLost struct {
+	event  int
+	exited bool
+	why    string
 }
 
-func (c *kueueCrash) Error() string {
-	if c.event < 0 {
-		return "Kueue's manager exited while the scenario was set up: " + c.why
+func (c *kueueLost) Error() string {
+	what := "did not settle"
+	if c.exited {
+		what = "exited"
 	}
-	return fmt.Sprintf("Kueue's manager exited during event %d: %s", c.event, c.why)
+	if c.event < 0 {
+		return fmt.Sprintf("Kueue's manager %s while the scenario was set up: %s", what, c.why)
+	}
+	return fmt.Sprintf("Kueue's manager %s during event %d: %s", what, c.event, c.why)
+}
+
+// unsettled is a namespace whose Workloads kept changing past the timeout,
+// with the evictions the player completed meanwhile.
+type unsettled struct {
+	ns      string
+	after   time.Duration
+	evicted []string
+}
+
+func (u *unsettled) Error() string {
+	counts := map[string]int{}
+	for _, name := range u.evicted {
+		counts[name]++
+	}
+	names := make([]string, 0, len(counts))
+	for name := range counts {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s %d times", name, counts[name])
+	}
+	msg := fmt.Sprintf("namespace %s: Workloads still changing after %s", u.ns, u.after)
+	if len(parts) > 0 {
+		msg += " (evicted meanwhile: " + strings.Join(parts, ", ") + ")"
+	}
+	return msg
 }
 
 // lastPanic reads the manager's log for the last panic and the Kueue function

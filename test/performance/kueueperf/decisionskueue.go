@@ -196,7 +196,7 @@ func (k *kueuePlayer) settle(ctx context.Context, ns string) ([]kueue.Workload, 
 			return wls, evicted, nil
 		}
 		if now.After(deadline) {
-			return nil, nil, fmt.Errorf("namespace %s: Workloads still changing after %s", ns, k.timeout)
+			return nil, nil, &unsettled{ns: ns, after: k.timeout, evicted: evicted}
 		}
 		select {
 		case <-ctx.Done():
