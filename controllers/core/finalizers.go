@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -96,16 +95,7 @@ func flavorsNamed(cqs []kueue.ClusterQueue) map[kueue.ResourceFlavorReference]bo
 // finalizer written meanwhile; after a conflict it reads the object again
 // from the API server into fresh and decides again.
 func (l *loop) patchFinalizer(ctx context.Context, cached, fresh client.Object, on bool) error {
-	cur := cached
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			if err := l.apiReader.Get(ctx, client.ObjectKeyFromObject(cached), fresh); err != nil {
-				return err
-			}
-			cur = fresh
-		}
-		first = false
+	err := l.rereadOnConflict(ctx, cached, fresh, func(cur client.Object) error {
 		if controllerutil.ContainsFinalizer(cur, inUseFinalizer) == on {
 			return nil
 		}

@@ -91,22 +91,34 @@ func (l *loop) writeStatus(ctx context.Context, cached, fresh client.Object, set
 	if equality.Semantic.DeepEqual(statusOf(cached), statusOf(obj)) {
 		return nil
 	}
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			if err := l.apiReader.Get(ctx, client.ObjectKeyFromObject(cached), fresh); err != nil {
-				return err
-			}
+	err := l.rereadOnConflict(ctx, cached, fresh, func(cur client.Object) error {
+		if cur == fresh {
 			obj = fresh
 			set(obj)
 		}
-		first = false
 		return l.client.Status().Update(ctx, obj)
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("updating status of %s: %w", client.ObjectKeyFromObject(cached), err)
 	}
 	return nil
+}
+
+// rereadOnConflict calls write with the cached object and, after each
+// conflict, with the object read again from the API server into fresh, as
+// client-go's RetryOnConflict allows (a few attempts, backing off).
+func (l *loop) rereadOnConflict(ctx context.Context, cached, fresh client.Object, write func(cur client.Object) error) error {
+	cur := cached
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := write(cur)
+		if apierrors.IsConflict(err) {
+			if gerr := l.apiReader.Get(ctx, client.ObjectKeyFromObject(cached), fresh); gerr != nil {
+				return gerr
+			}
+			cur = fresh
+		}
+		return err
+	})
 }
 
 func statusOf(obj client.Object) any {

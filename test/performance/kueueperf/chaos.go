@@ -104,14 +104,7 @@ func (r *replica) start() error {
 }
 
 // exited tells whether the replica's process has ended.
-func (r *replica) exited() bool {
-	select {
-	case <-r.proc.done:
-		return true
-	default:
-		return false
-	}
-}
+func (r *replica) exited() bool { return r.proc.exited() }
 
 // chaosRun is the state of one chaos run.
 type chaosRun struct {

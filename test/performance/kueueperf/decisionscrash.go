@@ -45,14 +45,7 @@ func (k *kueueProcess) start() error {
 }
 
 // exited tells whether the manager is gone.
-func (k *kueueProcess) exited() bool {
-	select {
-	case <-k.p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (k *kueueProcess) exited() bool { return k.p.exited() }
 
 func (k *kueueProcess) stop() { k.p.stop() }
 

@@ -250,6 +250,16 @@ func (p *process) stop() {
 	}
 }
 
+// exited tells whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // kill sends SIGKILL and waits: kill -9, for the chaos run.
 func (p *process) kill() {
 	_ = p.cmd.Process.Kill()
