@@ -233,7 +233,7 @@ func setLocalQueueStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueView, cq sc
 	lq.Status.PendingWorkloads = int32(v.PendingWorkloads)
 	lq.Status.ReservingWorkloads = int32(v.AdmittedWorkloads)
 	lq.Status.AdmittedWorkloads = int32(v.AdmittedWorkloads)
-	usage := amountsUsage(v.Usage)
+	usage := localQueueUsage(v.Usage, cq, cqExists)
 	lq.Status.FlavorsReservation = usage
 	lq.Status.FlavorsUsage = usage
 	setAdmissionFairSharingStatus(lq, v)
@@ -257,12 +257,24 @@ func setAdmissionFairSharingStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueV
 		ConsumedResources: consumed, LastUpdate: metav1.NewTime(v.ConsumedAt)}
 }
 
-// amountsUsage converts a LocalQueue's charge into flavor usage; a LocalQueue
-// borrows nothing itself.
-func amountsUsage(a resources.Amounts) []kueue.FlavorUsage {
-	cells := make([]scheduler.UsageView, 0, len(a))
+// localQueueUsage converts a LocalQueue's charge into flavor usage, as Kueue
+// lists it: every flavor and resource of its ClusterQueue in the spec's order,
+// zero where it holds nothing, then anything it holds outside that spec,
+// sorted. A LocalQueue borrows nothing itself.
+func localQueueUsage(a resources.Amounts, cq scheduler.ClusterQueueView, cqExists bool) []kueue.FlavorUsage {
+	cells := make([]scheduler.UsageView, 0, len(a)+len(cq.Quotas))
+	inSpec := map[resources.FlavorResource]bool{}
+	if cqExists {
+		for _, q := range cq.Quotas {
+			fr := resources.FlavorResource{Flavor: q.Flavor, Resource: q.Resource}
+			cells = append(cells, scheduler.UsageView{Flavor: q.Flavor, Resource: q.Resource, Total: a[fr]})
+			inSpec[fr] = true
+		}
+	}
 	for _, fr := range a.Keys() {
-		cells = append(cells, scheduler.UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: a[fr]})
+		if !inSpec[fr] {
+			cells = append(cells, scheduler.UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: a[fr]})
+		}
 	}
 	return flavorUsage(cells)
 }

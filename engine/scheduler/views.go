@@ -47,7 +47,10 @@ type ClusterQueueView struct {
 	Terminating bool
 	// Quotas lists the cells in resource group, flavor and resource order.
 	Quotas []QuotaView
-	// Usage lists the cells with usage or quota, sorted by flavor and resource.
+	// Usage lists the cells with quota in the spec's order (resource group,
+	// flavor, resource), as Kueue's status lists them, then the cells used
+	// outside the spec (a flavor removed while workloads still hold it),
+	// sorted by flavor and resource.
 	Usage []UsageView
 	// PendingWorkloads counts pending workloads of the LocalQueues pointing here,
 	// whatever keeps them pending; AdmittedWorkloads counts workloads holding
@@ -75,20 +78,22 @@ func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
 	v := ClusterQueueView{Name: name, Cohort: q.CohortName(), Active: st.Active, ActiveReason: st.Reason, ActiveMessage: st.Message,
 		ActiveCondition: st.Condition, Terminating: q.Terminating,
 		AdmittedWorkloads: len(s.admittedByCQ[name]), WeightedShare: fairsharing.Of(q).Weighted()}
-	cells := resources.Amounts{}
+	inSpec := map[resources.FlavorResource]bool{}
 	for _, g := range q.Groups {
 		for _, f := range g.Flavors {
 			for _, r := range g.Covered {
 				fr := resources.FlavorResource{Flavor: f, Resource: r}
 				qq, _ := q.Quota(fr)
 				v.Quotas = append(v.Quotas, QuotaView{Flavor: f, Resource: r, Nominal: qq.Nominal, BorrowingLimit: qq.BorrowingLimit, LendingLimit: qq.LendingLimit})
-				cells[fr] = 0
+				v.Usage = append(v.Usage, UsageView{Flavor: f, Resource: r, Total: q.Usage(fr), Borrowed: q.Borrowed(fr)})
+				inSpec[fr] = true
 			}
 		}
 	}
-	cells.Add(q.UsageAll())
-	for _, fr := range cells.Keys() {
-		v.Usage = append(v.Usage, UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: q.Usage(fr), Borrowed: q.Borrowed(fr)})
+	for _, fr := range q.UsageAll().Keys() {
+		if !inSpec[fr] {
+			v.Usage = append(v.Usage, UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: q.Usage(fr), Borrowed: q.Borrowed(fr)})
+		}
 	}
 	for key := range s.lqsByCQ[name] {
 		v.PendingWorkloads += len(s.pendingByLQ[key])

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -236,4 +238,68 @@ func updateCQ(t *testing.T, name string, change func(*kueue.ClusterQueue)) {
 		}
 		return ""
 	})
+}
+
+// zeroUsage lists flavors, each with its resources at zero, in order.
+func zeroUsage(flavors ...[2]string) []kueue.FlavorUsage {
+	var out []kueue.FlavorUsage
+	for _, f := range flavors {
+		out = append(out, kueue.FlavorUsage{Name: kueue.ResourceFlavorReference(f[0]),
+			Resources: []kueue.ResourceUsage{{Name: corev1.ResourceName(f[1])}}})
+	}
+	return out
+}
+
+// Kueue: localqueue_controller_test.go, It "Should update conditions when
+// clusterQueues that its localQueue references are updated" (without its
+// admission check). As in Kueue, the LocalQueue's usage lists every flavor and
+// resource of its ClusterQueue in the spec's order, at zero, while the queue
+// exists, and nothing once it is gone; the ClusterQueue's own status lists
+// them in the same order (clusterqueue_controller_test.go's emptyUsedFlavors).
+// The conditions' reasons are Kueue's; their messages are Quokka's, which name
+// the ClusterQueue (Kueue writes "Can't submit new workloads to clusterQueue"
+// for both).
+func TestKueueLocalQueueConditionsFollowTheirClusterQueue(t *testing.T) {
+	ns := "fin-lq"
+	create(t, makeNS(ns, map[string]string{"team": ns}), makeLQ(ns, "queue", "fin-lq-cq"))
+	startManager(t, nil)
+	lqIs := func(status metav1.ConditionStatus, reason string, usage []kueue.FlavorUsage) func() string {
+		return func() string {
+			lq := &kueue.LocalQueue{}
+			if err := env.Client.Get(context.Background(), keyOf(ns, "queue"), lq); err != nil {
+				return err.Error()
+			}
+			c := meta.FindStatusCondition(lq.Status.Conditions, kueue.ClusterQueueActive)
+			if c == nil || c.Status != status || c.Reason != reason {
+				return fmt.Sprintf("Active = %+v, want %s/%s", c, status, reason)
+			}
+			if !equality.Semantic.DeepEqual(lq.Status.FlavorsReservation, usage) || !equality.Semantic.DeepEqual(lq.Status.FlavorsUsage, usage) {
+				return fmt.Sprintf("usage %+v / %+v, want %+v", lq.Status.FlavorsReservation, lq.Status.FlavorsUsage, usage)
+			}
+			return ""
+		}
+	}
+	eventually(t, 10*time.Second, lqIs(metav1.ConditionFalse, "ClusterQueueDoesNotExist", nil))
+
+	cq := makeCQ("fin-lq-cq").selector("team", ns).cohort("fin-lq-cohort").
+		flavor("fin-model-d", quota("example.com/gpu", "5", "5", "")).flavor("fin-model-c", quota("example.com/gpu", "5", "5", "")).obj()
+	create(t, cq)
+	want := zeroUsage([2]string{"fin-model-d", "example.com/gpu"}, [2]string{"fin-model-c", "example.com/gpu"})
+	eventually(t, 10*time.Second, lqIs(metav1.ConditionFalse, "ClusterQueueIsInactive", want))
+
+	create(t, makeFlavor("fin-model-d"), makeFlavor("fin-model-c"))
+	eventually(t, 10*time.Second, lqIs(metav1.ConditionTrue, "Ready", want))
+	eventually(t, 10*time.Second, func() string {
+		got := &kueue.ClusterQueue{}
+		if err := env.Client.Get(context.Background(), keyOf("", "fin-lq-cq"), got); err != nil {
+			return err.Error()
+		}
+		if !equality.Semantic.DeepEqual(got.Status.FlavorsReservation, want) || !equality.Semantic.DeepEqual(got.Status.FlavorsUsage, want) {
+			return fmt.Sprintf("ClusterQueue usage %+v / %+v, want %+v", got.Status.FlavorsReservation, got.Status.FlavorsUsage, want)
+		}
+		return ""
+	})
+
+	deleteObj(t, cq)
+	eventually(t, 10*time.Second, lqIs(metav1.ConditionFalse, "ClusterQueueDoesNotExist", nil))
 }
