@@ -58,6 +58,10 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	if err := wr.setup(context.Background(), mgr); err != nil {
 		return err
 	}
+	pcr := &priorityClassReconciler{client: mgr.GetClient()}
+	if err := pcr.setup(context.Background(), mgr); err != nil {
+		return err
+	}
 	pending := newPendingTracker()
 	m := metrics.New(opts.Registerer, metrics.Options{
 		ClusterQueueResources: cfg.Metrics.EnableClusterQueueResources,

@@ -46,7 +46,9 @@ type WorkloadSpec struct {
 	// +kubebuilder:default=true
 	Active *bool `json:"active,omitempty"`
 
-	// maximumExecutionTimeSeconds deactivates the workload after that long admitted.
+	// maximumExecutionTimeSeconds: in Kueue, the workload is deactivated once it
+	// has been admitted that long in all. Accepted for compatibility; Quokka
+	// does not act on it yet.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaximumExecutionTimeSeconds *int32 `json:"maximumExecutionTimeSeconds,omitempty"`

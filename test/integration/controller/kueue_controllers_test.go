@@ -15,16 +15,19 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/scheduler"
 )
 
-// Kueue's ClusterQueues and ResourceFlavors carry the
-// kueue.x-k8s.io/resource-in-use finalizer; Kueue's clusterqueue and
-// resourceflavor controller tests
-// (test/integration/singlecluster/controller/core/) check what it holds back.
+// Cases of Kueue's core controller tests
+// (test/integration/singlecluster/controller/core/: the clusterqueue,
+// localqueue, resourceflavor and workload controllers), ported against quokka
+// manager; docs/kueue-conformance/controllers.md lists which. Most concern
+// the kueue.x-k8s.io/resource-in-use finalizer that Kueue's ClusterQueues and
+// ResourceFlavors carry, and what it holds back.
 
 func hasInUse(obj client.Object) bool {
 	return slices.Contains(obj.GetFinalizers(), kueue.ResourceInUseFinalizerName)
@@ -302,4 +305,47 @@ func TestKueueLocalQueueConditionsFollowTheirClusterQueue(t *testing.T) {
 
 	deleteObj(t, cq)
 	eventually(t, 10*time.Second, lqIs(metav1.ConditionFalse, "ClusterQueueDoesNotExist", nil))
+}
+
+// Kueue: workload_controller_test.go, When "changing the priority value of
+// PriorityClass changes the priority of the workload", It "case of
+// WorkloadPriorityClass": a Workload's spec.priority follows the value of the
+// WorkloadPriorityClass it references, which is what the engine orders and
+// preempts by.
+func TestKueueWorkloadPriorityFollowsItsWorkloadPriorityClass(t *testing.T) {
+	ns := "fin-wpc"
+	wpc := &kueue.WorkloadPriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "fin-workload-priority-class"}, Value: 200}
+	wl := makeWL(ns, "wl", "lq", "cpu", "1")
+	wl.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup,
+		Kind: kueue.WorkloadPriorityClassKind, Name: wpc.Name}
+	wl.Spec.Priority = ptr.To[int32](200)
+	create(t, makeNS(ns, nil), wpc, wl)
+	startManager(t, nil)
+	eventually(t, 10*time.Second, func() string {
+		if len(getWL(t, ns, "wl").Status.Conditions) == 0 {
+			return "the workload has no condition yet"
+		}
+		return ""
+	})
+	if p := getWL(t, ns, "wl").Spec.Priority; p == nil || *p != 200 {
+		t.Fatalf("initial priority %v, want 200", p)
+	}
+
+	eventually(t, 10*time.Second, func() string {
+		cur := &kueue.WorkloadPriorityClass{}
+		if err := env.Client.Get(context.Background(), keyOf("", wpc.Name), cur); err != nil {
+			return err.Error()
+		}
+		cur.Value = 150
+		if err := env.Client.Update(context.Background(), cur); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	eventually(t, 10*time.Second, func() string {
+		if p := getWL(t, ns, "wl").Spec.Priority; p == nil || *p != 150 {
+			return fmt.Sprintf("priority %v, want 150", p)
+		}
+		return ""
+	})
 }
