@@ -18,58 +18,6 @@ func deleting(cq *kueue.ClusterQueue) *kueue.ClusterQueue {
 	return cq
 }
 
-// Kueue: pkg/cache/scheduler/cache_test.go, TestClusterQueueReadiness (the
-// cases without admission checks, which Quokka does not have), and Kueue's
-// inactiveReason: a queue being deleted says so first; otherwise every cause
-// is listed, the reason being the first of stopped and missing flavors, and
-// every missing flavor is named.
-func TestKueueClusterQueueReadiness(t *testing.T) {
-	cases := []struct {
-		name       string
-		cq         *kueue.ClusterQueue
-		flavors    []string
-		wantActive bool
-		wantReason string
-		wantCond   string
-	}{
-		{"flavor not found", MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj(), nil,
-			false, kueue.ClusterQueueActiveReasonFlavorNotFound, "Can't admit new workloads: references missing ResourceFlavor(s): flavor1."},
-		{"terminating", deleting(MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj()), []string{"flavor1"},
-			false, kueue.ClusterQueueActiveReasonTerminating, "Can't admit new workloads; clusterQueue is terminating"},
-		{"ready", MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj(), []string{"flavor1"},
-			true, kueue.ClusterQueueActiveReasonReady, "Can admit new workloads"},
-		{"stopped", MakeClusterQueue("queue1").StopPolicy(kueue.HoldAndDrain).Obj(), nil,
-			false, kueue.ClusterQueueActiveReasonStopped, "Can't admit new workloads: is stopped."},
-		// Kueue's "flavor and check not found" joins its causes so; with
-		// a stop policy instead of a missing check:
-		{"stopped and flavors not found", MakeClusterQueue("queue1").StopPolicy(kueue.Hold).
-			Quota("flavor1", gpu, "1").Quota("flavor2", gpu, "1").Obj(), nil,
-			false, kueue.ClusterQueueActiveReasonStopped, "Can't admit new workloads: is stopped, references missing ResourceFlavor(s): flavor1,flavor2."},
-		{"terminating and flavor not found", deleting(MakeClusterQueue("queue1").Quota("flavor1", gpu, "1").Obj()), nil,
-			false, kueue.ClusterQueueActiveReasonTerminating, "Can't admit new workloads; clusterQueue is terminating"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			objs := []any{tc.cq}
-			for _, f := range tc.flavors {
-				objs = append(objs, MakeFlavor(f).Obj())
-			}
-			s := world(t, Options{}, objs...)
-			v, ok := s.ClusterQueueSnapshot("queue1")
-			if !ok {
-				t.Fatal("queue1 not in the engine")
-			}
-			if v.Active != tc.wantActive || v.ActiveReason != tc.wantReason || v.ActiveCondition != tc.wantCond {
-				t.Errorf("got active %v, reason %q, message %q; want %v, %q, %q",
-					v.Active, v.ActiveReason, v.ActiveCondition, tc.wantActive, tc.wantReason, tc.wantCond)
-			}
-			if v.Terminating != (tc.wantReason == kueue.ClusterQueueActiveReasonTerminating) {
-				t.Errorf("Terminating = %v", v.Terminating)
-			}
-		})
-	}
-}
-
 // Kueue: clusterqueue_controller_test.go, "Should be stuck in termination
 // until admitted workloads finished running", as the engine sees it: a
 // ClusterQueue being deleted admits nothing new, and the workloads it admitted
@@ -99,6 +47,11 @@ func TestTerminatingClusterQueueAdmitsNothingAndKeepsItsUsage(t *testing.T) {
 	v, _ := s.ClusterQueueSnapshot("a")
 	if v.AdmittedWorkloads != 1 {
 		t.Errorf("a holds %d workloads, want 1 (running)", v.AdmittedWorkloads)
+	}
+	// The view carries the condition engine/quota's TestKueueClusterQueueReadiness checks.
+	if v.Active || !v.Terminating || v.ActiveReason != kueue.ClusterQueueActiveReasonTerminating ||
+		v.ActiveCondition != "Can't admit new workloads; clusterQueue is terminating" {
+		t.Errorf("a's view: %+v, want inactive, Terminating", v)
 	}
 
 	// Once running is gone nothing holds quota in a: the manager lets the
