@@ -39,6 +39,13 @@ func (s *sim) settle() error {
 					s.evicted(w, Evicted, d.Reason, d.Message, "")
 					changed, evicted = true, true
 				}
+			case Deactivate:
+				if w, ok := s.workloads[d.Workload]; ok && w.state == StateAdmitted {
+					if err := s.deactivate(w, d.Reason, d.Message); err != nil {
+						return err
+					}
+					changed, evicted = true, true
+				}
 			case Admit:
 				w, ok := s.workloads[d.Workload]
 				if !ok {
@@ -86,6 +93,8 @@ func describeChanges(out []string, decisions []Decision, name func(types.Namespa
 			out = append(out, fmt.Sprintf("%s admitted to %s", name(d.Workload), d.ClusterQueue))
 		case Evict:
 			out = append(out, fmt.Sprintf("%s evicted (%s)", name(d.Workload), d.Reason))
+		case Deactivate:
+			out = append(out, fmt.Sprintf("%s deactivated (%s)", name(d.Workload), d.Reason))
 		case Preempt:
 			victims := make([]string, len(d.Victims))
 			for i, v := range d.Victims {

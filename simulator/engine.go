@@ -49,6 +49,10 @@ type Engine interface {
 	// everything once at the end so that the final state explains every
 	// pending workload as of that moment.
 	WakeAll()
+	// NextDeadline is the earliest time after after at which an admitted
+	// workload's maximum execution time runs out: the simulator runs an
+	// instant then, since nothing else may happen at that time.
+	NextDeadline(after time.Time) (time.Time, bool)
 }
 
 // EngineOptions are the engine's switches, resolved once from the Configuration.
@@ -104,6 +108,16 @@ type Evict struct {
 	Message      string
 }
 
+// Deactivate: an admitted workload ran out of its maximum execution time
+// (Reason MaximumExecutionTimeExceeded): it gets spec.active=false and is
+// evicted, and stays out of its queue.
+type Deactivate struct {
+	Workload     types.NamespacedName
+	ClusterQueue string
+	Reason       string
+	Message      string
+}
+
 // Preempt: the victims are evicted so that the preemptor can be admitted.
 type Preempt struct {
 	Preemptor types.NamespacedName
@@ -120,7 +134,8 @@ type Victim struct {
 	Message string
 }
 
-func (Admit) isDecision()   {}
-func (Pending) isDecision() {}
-func (Evict) isDecision()   {}
-func (Preempt) isDecision() {}
+func (Admit) isDecision()      {}
+func (Pending) isDecision()    {}
+func (Evict) isDecision()      {}
+func (Deactivate) isDecision() {}
+func (Preempt) isDecision()    {}

@@ -110,7 +110,10 @@ func (f *fakeEngine) used(cq string) int64 {
 	return n
 }
 
-func (f *fakeEngine) WakeAll()         {}
+func (f *fakeEngine) WakeAll() {}
+func (f *fakeEngine) NextDeadline(time.Time) (time.Time, bool) {
+	return time.Time{}, false
+}
 func (f *fakeEngine) WantsCycle() bool { return false }
 
 func (f *fakeEngine) Cycle(time.Time) []Decision {

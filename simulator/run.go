@@ -229,11 +229,17 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 	return nil
 }
 
-// nextInstant is the earliest time at which a document is due or a job finishes.
+// nextInstant is the earliest time at which a document is due, a job finishes
+// or an admitted job runs out of its maximum execution time.
 func (s *sim) nextInstant() (time.Duration, bool) {
 	at, ok := s.timers.next()
 	if s.next < len(s.docs) {
 		if d := s.docs[s.next].At; !ok || d < at {
+			at, ok = d, true
+		}
+	}
+	if t, has := s.engine.NextDeadline(s.clock(s.now)); has {
+		if d := t.Sub(Epoch()); !ok || d < at {
 			at, ok = d, true
 		}
 	}

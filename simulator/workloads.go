@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/resources"
@@ -138,6 +139,7 @@ func (s *sim) evicted(w *workloadRecord, typ EventType, reason, message, preempt
 		return
 	}
 	s.engine.EvictWorkload(w.key)
+	s.accumulateExecution(w)
 	cq := w.cq
 	s.acct.release(cq, s.now, w.usage)
 	acc := s.acct.queue(cq, s.now)
@@ -152,6 +154,39 @@ func (s *sim) evicted(w *workloadRecord, typ EventType, reason, message, preempt
 	s.queue(w)
 	w.reason, w.message = reason, message
 	s.record(Event{Type: typ, Workload: w.name, ClusterQueue: cq, Reason: reason, Message: message, Preemptor: preemptor})
+}
+
+// deactivate carries out a Deactivate decision as the manager's three writes
+// end up: the job is evicted (reason DeactivatedDueTo<reason>, Kueue's
+// words), gets spec.active=false, and waits in its queue, inactive, until the
+// end of the run. Its finish timer is void.
+func (s *sim) deactivate(w *workloadRecord, reason, message string) error {
+	s.evicted(w, Evicted, kueue.WorkloadDeactivated+"DueTo"+reason, "The workload is deactivated due to "+message, "")
+	obj := w.obj.DeepCopy()
+	obj.Spec.Active = ptr.To(false)
+	obj.Status = kueue.WorkloadStatus{}
+	w.obj = obj
+	if err := s.engine.UpsertWorkload(obj); err != nil {
+		return fmt.Errorf("at %s deactivating %s: %w", formatDuration(s.now), w.name, err)
+	}
+	return nil
+}
+
+// accumulateExecution adds the admission that ends now to the job's
+// status.accumulatedPastExecutionTimeSeconds, in whole seconds as Kueue counts
+// it, and tells the engine, which counts it against the maximum execution
+// time. Only jobs with such a maximum need it.
+func (s *sim) accumulateExecution(w *workloadRecord) {
+	if w.obj.Spec.MaximumExecutionTimeSeconds == nil {
+		return
+	}
+	obj := w.obj.DeepCopy()
+	obj.Status = kueue.WorkloadStatus{}
+	d := int32((s.now - w.admittedAt) / time.Second)
+	obj.Status.AccumulatedPastExecutionTimeSeconds = ptr.To(ptr.Deref(w.obj.Status.AccumulatedPastExecutionTimeSeconds, 0) + d)
+	w.obj = obj
+	// The same object but for the status field: it converted before.
+	_ = s.engine.UpsertWorkload(obj)
 }
 
 // finish ends a job whose runtime is over, unless the timer belongs to an earlier

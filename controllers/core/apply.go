@@ -96,6 +96,10 @@ func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyRes
 		if err := l.evict(ctx, d.Workload, d.ClusterQueue, reason, d.Message, nil); err != nil {
 			res.add(func() { res.failed++ })
 		}
+	case scheduler.Deactivate:
+		if err := l.deactivate(ctx, d); err != nil {
+			res.add(func() { res.failed++ })
+		}
 	case scheduler.Preempt:
 		for _, v := range d.Victims {
 			p := &preemption{preemptor: d.Preemptor, preemptorCQ: d.PreemptorClusterQueue, reason: v.Reason}
@@ -116,6 +120,8 @@ func decisionCQ(d scheduler.Decision) string {
 	case scheduler.Pending:
 		return d.ClusterQueue
 	case scheduler.Evict:
+		return d.ClusterQueue
+	case scheduler.Deactivate:
 		return d.ClusterQueue
 	case scheduler.Preempt:
 		return d.PreemptorClusterQueue

@@ -3,6 +3,7 @@ package core
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
@@ -58,10 +59,15 @@ func setAdmitted(wl *kueue.Workload, adm *kueue.Admission, message string) {
 }
 
 // setRequeued releases an evicted workload's admission once it has stopped: it is
-// pending again and says why it was requeued.
+// pending again and says why it was requeued. A deactivated workload is not
+// queued again (Requeued=False, as in Kueue) until spec.active is true.
 func setRequeued(wl *kueue.Workload, reason, message string) {
 	wl.Status.Admission = nil
 	setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, reason, message)
 	setCondition(wl, kueue.WorkloadAdmitted, metav1.ConditionFalse, reason, message)
-	setCondition(wl, kueue.WorkloadRequeued, metav1.ConditionTrue, reason, message)
+	requeued := metav1.ConditionTrue
+	if !ptr.Deref(wl.Spec.Active, true) {
+		requeued = metav1.ConditionFalse
+	}
+	setCondition(wl, kueue.WorkloadRequeued, requeued, reason, message)
 }

@@ -31,6 +31,7 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 	if p != nil && message == "" {
 		message = fmt.Sprintf("Preempted to accommodate workload %s in ClusterQueue %s", p.preemptor, p.preemptorCQ)
 	}
+	conditionReason, cause := reason, ""
 	wl, err := l.updateWorkloadStatus(ctx, key, func(wl *kueue.Workload) error {
 		if wl.Status.Admission == nil || isTrue(wl, kueue.WorkloadFinished) {
 			return errSkip
@@ -38,7 +39,10 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 		if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == metav1.ConditionTrue {
 			return errSkip
 		}
-		setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, reason, message)
+		if reason == kueue.WorkloadDeactivated {
+			conditionReason, message, cause = deactivatedEviction(wl)
+		}
+		setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, conditionReason, message)
 		if p != nil {
 			setCondition(wl, kueue.WorkloadPreempted, metav1.ConditionTrue, p.reason, message)
 		}
@@ -56,6 +60,6 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 		l.metrics.Preempted(p.preemptorCQ, p.reason)
 	}
 	l.events.Eventf(wl, corev1.EventTypeNormal, EventEvicted, "%s", message)
-	l.metrics.Evicted(cq, reason)
+	l.metrics.Evicted(cq, reason, cause)
 	return nil
 }

@@ -48,6 +48,9 @@ type loop struct {
 	now func() time.Time
 	// lastFullCycle is when every queue was last woken (see runCycle).
 	lastFullCycle time.Time
+	// lastCycle is when the last cycle started: the deadlines up to it
+	// were decided there (see nextDeadline).
+	lastCycle time.Time
 }
 
 // LoopOptions tune the loop; zero values take the defaults.
@@ -165,6 +168,7 @@ func (l *loop) Start(ctx context.Context) error {
 	go l.statusLoop(ctx, statusDirty)
 	var retry, sample, reasonsDue <-chan time.Time
 	var lastCycle time.Duration
+	deadline := l.nextDeadline()
 	if l.sampleEvery > 0 {
 		t := time.NewTicker(l.sampleEvery)
 		defer t.Stop()
@@ -180,6 +184,7 @@ func (l *loop) Start(ctx context.Context) error {
 			retry = time.After(l.opts.RetryAfter)
 			continue
 		case <-sample:
+		case <-deadline:
 		case <-reasonsDue:
 			l.writeDueReasons(ctx)
 			reasonsDue = l.nextReasonsDue()
@@ -199,6 +204,7 @@ func (l *loop) Start(ctx context.Context) error {
 		retry = nil
 		lastCycle = l.runCycle(ctx)
 		reasonsDue = l.nextReasonsDue()
+		deadline = l.nextDeadline()
 		select {
 		case statusDirty <- struct{}{}:
 		default:
@@ -237,6 +243,7 @@ func statusGap(o LoopOptions, took time.Duration) time.Duration {
 // engine's work took (see CycleGapFactor).
 func (l *loop) runCycle(ctx context.Context) time.Duration {
 	start := l.now()
+	l.lastCycle = start
 	var decisions []scheduler.Decision
 	again := false
 	l.engine.Do(func(s *scheduler.Scheduler) {
@@ -305,6 +312,20 @@ func (l *loop) writeDueReasons(ctx context.Context) {
 // none waits.
 func (l *loop) nextReasonsDue() <-chan time.Time {
 	at, ok := l.deferred.next()
+	if !ok {
+		return nil
+	}
+	return time.After(max(0, at.Sub(l.now())))
+}
+
+// nextDeadline fires when the next admitted workload's maximum execution
+// time runs out (Scheduler.NextDeadline), for a cycle that deactivates it:
+// no other change may come then. Deadlines up to the last cycle's start were
+// that cycle's to decide; nil when none is left.
+func (l *loop) nextDeadline() <-chan time.Time {
+	var at time.Time
+	ok := false
+	l.engine.Do(func(s *scheduler.Scheduler) { at, ok = s.NextDeadline(l.lastCycle) })
 	if !ok {
 		return nil
 	}

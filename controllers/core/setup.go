@@ -54,7 +54,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	}
 	events := mgr.GetEventRecorderFor("kueue-admission") //nolint:staticcheck // the brief's client-go recorder; events.k8s.io later
 	resync := make(chan event.GenericEvent)
-	wr := &workloadReconciler{client: mgr.GetClient(), engine: engine, role: role, events: events, resync: resync}
+	wr := &workloadReconciler{client: mgr.GetClient(), engine: engine, role: role, events: events, now: opts.Now, resync: resync}
 	if err := wr.setup(context.Background(), mgr); err != nil {
 		return err
 	}

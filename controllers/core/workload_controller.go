@@ -43,6 +43,8 @@ type workloadReconciler struct {
 	engine *Engine
 	role   *Role
 	events EventRecorder
+	// now is the wall clock, for the time an admission lasted.
+	now func() time.Time
 	// resync receives every Workload when this replica becomes leader, because
 	// writes skipped while following must now be made.
 	resync chan event.GenericEvent
@@ -92,7 +94,8 @@ func (r *workloadReconciler) reconcile(ctx context.Context, req reconcile.Reques
 	if wl.Status.Admission != nil && isTrue(wl, kueue.WorkloadEvicted) {
 		return reconcile.Result{}, r.finishEviction(ctx, wl)
 	}
-	return reconcile.Result{}, nil
+	_, err = r.applyDeactivationTarget(ctx, wl)
+	return reconcile.Result{}, err
 }
 
 // removeFinalizer lets a finished or deleted workload go. Only the leader
@@ -110,7 +113,8 @@ func (r *workloadReconciler) removeFinalizer(ctx context.Context, wl *kueue.Work
 }
 
 // finishEviction releases the quota of an evicted workload once nothing of it
-// runs any more: the admission is cleared, the workload is requeued, and only
+// runs any more: the admission is cleared, the time it lasted added to
+// status.accumulatedPastExecutionTimeSeconds, the workload requeued, and only
 // after the API accepted that is the engine told.
 func (r *workloadReconciler) finishEviction(ctx context.Context, wl *kueue.Workload) error {
 	stopped, err := r.ownerStopped(ctx, wl)
@@ -127,6 +131,7 @@ func (r *workloadReconciler) finishEviction(ctx context.Context, wl *kueue.Workl
 		if cur.Status.Admission == nil || !isTrue(cur, kueue.WorkloadEvicted) {
 			return nil
 		}
+		accumulateExecution(cur, r.now())
 		setRequeued(cur, evicted.Reason, evicted.Message)
 		return r.client.Status().Update(ctx, cur)
 	})

@@ -11,7 +11,7 @@ import (
 )
 
 // Decision is one thing a driver must do. The concrete types are Admit, Pending,
-// Evict and Preempt.
+// Evict, Deactivate and Preempt.
 type Decision interface {
 	// WorkloadKey is the workload the decision is about.
 	WorkloadKey() types.NamespacedName
@@ -64,9 +64,25 @@ type Evict struct {
 	Message string
 }
 
-func (d Admit) WorkloadKey() types.NamespacedName   { return d.Workload }
-func (d Pending) WorkloadKey() types.NamespacedName { return d.Workload }
-func (d Evict) WorkloadKey() types.NamespacedName   { return d.Workload }
-func (Admit) isDecision()                           {}
-func (Pending) isDecision()                         {}
-func (Evict) isDecision()                           {}
+// Deactivate asks the driver to deactivate an admitted workload (Kueue's
+// DeactivationTarget condition, then spec.active=false). The quota stays
+// charged: once the driver's deactivation reaches the scheduler (an upsert
+// with spec.active=false), the workload is evicted like any deactivated one,
+// with Reason as the eviction's underlying cause. Until then it is decided
+// again each cycle, unless the upsert carries the DeactivationTarget.
+type Deactivate struct {
+	Workload     types.NamespacedName
+	ClusterQueue string
+	// Reason is DeactivateReasonMaximumExecutionTimeExceeded.
+	Reason  string
+	Message string
+}
+
+func (d Admit) WorkloadKey() types.NamespacedName      { return d.Workload }
+func (d Pending) WorkloadKey() types.NamespacedName    { return d.Workload }
+func (d Evict) WorkloadKey() types.NamespacedName      { return d.Workload }
+func (d Deactivate) WorkloadKey() types.NamespacedName { return d.Workload }
+func (Admit) isDecision()                              {}
+func (Pending) isDecision()                            {}
+func (Evict) isDecision()                              {}
+func (Deactivate) isDecision()                         {}

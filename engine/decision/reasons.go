@@ -45,3 +45,10 @@ const (
 	// EvictReasonDeactivated: an admitted workload got spec.active=false.
 	EvictReasonDeactivated = "Deactivated"
 )
+
+// Deactivate reasons, shared with Kueue's DeactivationTarget condition reasons.
+const (
+	// DeactivateReasonMaximumExecutionTimeExceeded: the workload has been
+	// admitted for spec.maximumExecutionTimeSeconds in all.
+	DeactivateReasonMaximumExecutionTimeExceeded = "MaximumExecutionTimeExceeded"
+)

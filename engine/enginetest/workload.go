@@ -194,3 +194,34 @@ func (w *WorkloadWrapper) Label(k, v string) *WorkloadWrapper {
 	w.Labels[k] = v
 	return w
 }
+
+// AdmittedAt adds an Admitted=True condition with that lastTransitionTime
+// (Epoch plus an offset), from which the maximum execution time counts.
+func (w *WorkloadWrapper) AdmittedAt(offset time.Duration) *WorkloadWrapper {
+	w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue,
+		Reason: "Admitted", LastTransitionTime: metav1.NewTime(Epoch.Add(offset))})
+	return w
+}
+
+// MaximumExecutionTime sets spec.maximumExecutionTimeSeconds.
+func (w *WorkloadWrapper) MaximumExecutionTime(seconds int32) *WorkloadWrapper {
+	w.Spec.MaximumExecutionTimeSeconds = &seconds
+	return w
+}
+
+// PastExecution sets status.accumulatedPastExecutionTimeSeconds.
+func (w *WorkloadWrapper) PastExecution(seconds int32) *WorkloadWrapper {
+	w.Status.AccumulatedPastExecutionTimeSeconds = &seconds
+	return w
+}
+
+// Condition adds a status condition.
+func (w *WorkloadWrapper) Condition(c metav1.Condition) *WorkloadWrapper {
+	w.Status.Conditions = append(w.Status.Conditions, c)
+	return w
+}
+
+// Clone returns a wrapper around a copy, to build variants of one workload.
+func (w *WorkloadWrapper) Clone() *WorkloadWrapper {
+	return &WorkloadWrapper{Workload: *w.Workload.DeepCopy()}
+}

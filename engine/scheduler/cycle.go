@@ -99,7 +99,8 @@ func withoutPending(ds []Decision) []Decision {
 }
 
 // evictions asks to evict admitted workloads of HoldAndDrain queues and admitted
-// workloads that were deactivated. They keep their quota until EvictWorkload.
+// workloads that were deactivated, and to deactivate those past their maximum
+// execution time. They keep their quota until EvictWorkload.
 func (s *Scheduler) evictions(out []Decision) []Decision {
 	seen := map[types.NamespacedName]bool{}
 	emit := func(r *record, reason, msg string) {
@@ -129,7 +130,7 @@ func (s *Scheduler) evictions(out []Decision) []Decision {
 	for _, r := range sortedRecords(s.deactivated) {
 		emit(r, EvictReasonDeactivated, "the workload has spec.active=false")
 	}
-	return out
+	return s.overdue(out, seen)
 }
 
 // unroutable returns pending decisions for workloads whose LocalQueue does not

@@ -9,6 +9,7 @@ type (
 	Admit            = decision.Admit
 	Pending          = decision.Pending
 	Evict            = decision.Evict
+	Deactivate       = decision.Deactivate
 	Preempt          = decision.Preempt
 	Victim           = decision.Victim
 	PodSetAssignment = decision.PodSetAssignment
@@ -40,4 +41,6 @@ const (
 	EvictReasonClusterQueueStopped = decision.EvictReasonClusterQueueStopped
 	EvictReasonLocalQueueStopped   = decision.EvictReasonLocalQueueStopped
 	EvictReasonDeactivated         = decision.EvictReasonDeactivated
+
+	DeactivateReasonMaximumExecutionTimeExceeded = decision.DeactivateReasonMaximumExecutionTimeExceeded
 )

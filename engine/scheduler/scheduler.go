@@ -82,6 +82,9 @@ type Scheduler struct {
 	// cycle (source.Admitted).
 	admittedCands map[string]candidateList
 	deactivated   map[types.NamespacedName]*record
+	// timed holds the workloads holding quota that have a maximum
+	// execution time (see maxexec.go).
+	timed map[types.NamespacedName]*record
 	// lists holds the ordered pending workloads per ClusterQueue name.
 	lists map[string]*pendingList
 	gen   uint64
@@ -347,6 +350,7 @@ func New(opts Options) *Scheduler {
 		hopelessMemo:   map[string]hopelessAnswer{},
 		admittedByLQ:   map[types.NamespacedName]map[types.NamespacedName]*record{},
 		deactivated:    map[types.NamespacedName]*record{},
+		timed:          map[types.NamespacedName]*record{},
 		lists:          map[string]*pendingList{},
 		preempting:     map[types.NamespacedName]*inflight{},
 		ready:          map[string][]types.NamespacedName{},

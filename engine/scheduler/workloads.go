@@ -175,6 +175,9 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 	if !r.info.Active {
 		s.deactivated[r.info.Key] = r
 	}
+	if r.info.MaxExecution > 0 {
+		s.timed[r.info.Key] = r
+	}
 }
 
 // detach removes r from every index; its charge in the cache is untouched.
@@ -197,6 +200,7 @@ func (s *Scheduler) detach(r *record) {
 		delete(s.admittedCands, r.admission.ClusterQueue)
 		delIndex(s.admittedByLQ, r.lq, key)
 		delete(s.deactivated, key)
+		delete(s.timed, key)
 	}
 }
 

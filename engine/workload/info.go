@@ -63,6 +63,17 @@ type Info struct {
 	// condition, zero without one; preemption takes the most recently admitted
 	// workloads first.
 	QuotaReservedAt time.Time
+	// AdmittedAt is the lastTransitionTime of an Admitted=True condition,
+	// zero without one: the maximum execution time counts from it.
+	AdmittedAt time.Time
+	// MaxExecution is spec.maximumExecutionTimeSeconds, zero when unset;
+	// PastExecution is status.accumulatedPastExecutionTimeSeconds, the time
+	// admitted before the current admission.
+	MaxExecution  time.Duration
+	PastExecution time.Duration
+	// DeactivationTarget is set while a DeactivationTarget=True condition
+	// waits for spec.active=false: the deactivation is already decided.
+	DeactivationTarget bool
 }
 
 // FromAPI converts a Workload. Errors name the field path of the quantity that
@@ -80,6 +91,16 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved); c != nil && c.Status == "True" {
 		info.QuotaReservedAt = c.LastTransitionTime.Time
 	}
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadAdmitted); c != nil && c.Status == "True" {
+		info.AdmittedAt = c.LastTransitionTime.Time
+	}
+	if m := wl.Spec.MaximumExecutionTimeSeconds; m != nil && *m > 0 {
+		info.MaxExecution = time.Duration(*m) * time.Second
+	}
+	if p := wl.Status.AccumulatedPastExecutionTimeSeconds; p != nil && *p > 0 {
+		info.PastExecution = time.Duration(*p) * time.Second
+	}
+	info.DeactivationTarget = meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadDeactivationTarget)
 	if wl.Spec.Priority != nil {
 		p := *wl.Spec.Priority
 		info.Priority = &p

@@ -83,7 +83,10 @@ func (e *engine) DeleteWorkload(key types.NamespacedName) { e.s.DeleteWorkload(k
 func (e *engine) FinishWorkload(key types.NamespacedName) { e.s.FinishWorkload(key) }
 func (e *engine) EvictWorkload(key types.NamespacedName)  { e.s.EvictWorkload(key) }
 
-func (e *engine) WakeAll()         { e.s.WakeAll() }
+func (e *engine) WakeAll() { e.s.WakeAll() }
+func (e *engine) NextDeadline(after time.Time) (time.Time, bool) {
+	return e.s.NextDeadline(after)
+}
 func (e *engine) WantsCycle() bool { return e.s.WantsCycle() }
 
 // Cycle translates the scheduler's decisions.
@@ -97,6 +100,8 @@ func (e *engine) Cycle(now time.Time) []simulator.Decision {
 			out = append(out, simulator.Pending{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
 		case scheduler.Evict:
 			out = append(out, simulator.Evict{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
+		case scheduler.Deactivate:
+			out = append(out, simulator.Deactivate{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
 		case scheduler.Preempt:
 			p := simulator.Preempt{Preemptor: d.Preemptor, Victims: make([]simulator.Victim, len(d.Victims))}
 			for i, v := range d.Victims {

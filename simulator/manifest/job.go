@@ -33,6 +33,11 @@ func validateJob(job *batchv1.Job) field.ErrorList {
 	if pc, ok := job.Labels[kueue.PriorityClassLabel]; ok {
 		errs = append(errs, validateDNSSubdomain(pc, labels.Key(kueue.PriorityClassLabel))...)
 	}
+	if v, ok := job.Labels[kueue.MaxExecTimeSecondsLabel]; ok {
+		if _, err := kueue.ParseMaxExecTimeSeconds(v); err != nil {
+			errs = append(errs, field.Invalid(labels.Key(kueue.MaxExecTimeSecondsLabel), v, err.Error()))
+		}
+	}
 	spec := field.NewPath("spec")
 	if p := job.Spec.Parallelism; p != nil && *p < 0 {
 		errs = append(errs, field.Invalid(spec.Child("parallelism"), *p, "must be greater than or equal to 0"))
@@ -116,6 +121,11 @@ func workloadForJob(job *batchv1.Job) *kueue.Workload {
 			Group: kueue.WorkloadPriorityClassGroup,
 			Kind:  "WorkloadPriorityClass",
 			Name:  pc,
+		}
+	}
+	if v, ok := job.Labels[kueue.MaxExecTimeSecondsLabel]; ok {
+		if n, err := kueue.ParseMaxExecTimeSeconds(v); err == nil {
+			out.Spec.MaximumExecutionTimeSeconds = &n
 		}
 	}
 	tmpl := *job.Spec.Template.DeepCopy()

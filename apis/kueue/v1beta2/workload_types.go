@@ -16,6 +16,9 @@ const (
 	ResourceInUseFinalizerName = "kueue.x-k8s.io/resource-in-use"
 	// DefaultPodSetName is the name of a pod set when none is given.
 	DefaultPodSetName PodSetReference = "main"
+	// MaxExecTimeSecondsLabel on a job sets its Workload's
+	// spec.maximumExecutionTimeSeconds (a positive integer).
+	MaxExecTimeSecondsLabel = "kueue.x-k8s.io/max-exec-time-seconds"
 )
 
 // WorkloadSpec is a unit of admission: one or more sets of identical pods.
@@ -46,9 +49,12 @@ type WorkloadSpec struct {
 	// +kubebuilder:default=true
 	Active *bool `json:"active,omitempty"`
 
-	// maximumExecutionTimeSeconds: in Kueue, the workload is deactivated once it
-	// has been admitted that long in all. Accepted for compatibility; Quokka
-	// does not act on it yet.
+	// maximumExecutionTimeSeconds is how long, in seconds, the workload may
+	// stay admitted in all: once its time admitted, including
+	// status.accumulatedPastExecutionTimeSeconds, reaches it, the workload
+	// gets a DeactivationTarget condition, then spec.active=false, and is
+	// evicted (reason DeactivatedDueToMaximumExecutionTimeExceeded), as in
+	// Kueue.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaximumExecutionTimeSeconds *int32 `json:"maximumExecutionTimeSeconds,omitempty"`
@@ -165,6 +171,19 @@ const (
 	WorkloadEvictedByPreemption          = "Preempted"
 	WorkloadEvictedByClusterQueueStopped = "ClusterQueueStopped"
 	WorkloadEvictedByLocalQueueStopped   = "LocalQueueStopped"
+	// WorkloadDeactivated is the eviction reason of a workload whose
+	// spec.active became false; with an underlying cause (the
+	// DeactivationTarget condition's reason) it reads
+	// "DeactivatedDueTo<cause>".
+	WorkloadDeactivated = "Deactivated"
+
+	// WorkloadDeactivationTarget marks a workload that must be deactivated:
+	// the core sets spec.active=false and evicts it, naming the condition's
+	// reason as the eviction's cause.
+	WorkloadDeactivationTarget = "DeactivationTarget"
+	// WorkloadMaximumExecutionTimeExceeded is the DeactivationTarget reason
+	// of a workload admitted longer than spec.maximumExecutionTimeSeconds.
+	WorkloadMaximumExecutionTimeExceeded = "MaximumExecutionTimeExceeded"
 
 	InClusterQueueReason                = "InClusterQueue"
 	InCohortReclamationReason           = "InCohortReclamation"
@@ -190,10 +209,10 @@ type WorkloadStatus struct {
 	RequeueState *RequeueState `json:"requeueState,omitempty"`
 
 	// accumulatedPastExecutionTimeSeconds is the time, in seconds, the
-	// workload spent admitted in its previous admit-evict cycles. Kueue's job
-	// integrations write it when they finish an eviction (Kueue's workload
-	// library sets it as it clears the admission), so the field is declared
-	// for them to apply; Quokka keeps it and does not read it.
+	// workload spent admitted in its previous admit-evict cycles: added to
+	// when an eviction clears the admission, cleared when the maximum
+	// execution time is exceeded, and counted against
+	// spec.maximumExecutionTimeSeconds.
 	// +optional
 	AccumulatedPastExecutionTimeSeconds *int32 `json:"accumulatedPastExecutionTimeSeconds,omitempty"`
 
@@ -243,6 +262,7 @@ type WorkloadSchedulingStatsEviction struct {
 // +kubebuilder:printcolumn:name="Admitted",JSONPath=".status.conditions[?(@.type=='Admitted')].status",type=string
 // +kubebuilder:printcolumn:name="Finished",JSONPath=".status.conditions[?(@.type=='Finished')].status",type=string
 // +kubebuilder:printcolumn:name="Age",JSONPath=".metadata.creationTimestamp",type=date
+// +kubebuilder:validation:XValidation:rule="((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')))?((has(oldSelf.spec.maximumExecutionTimeSeconds)?oldSelf.spec.maximumExecutionTimeSeconds:0) ==  (has(self.spec.maximumExecutionTimeSeconds)?self.spec.maximumExecutionTimeSeconds:0)):true",message="maximumExecutionTimeSeconds is immutable while workload quota reserved"
 
 // Workload is the unit of admission: a job's pods and their requests.
 type Workload struct {

@@ -82,8 +82,8 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 		}, []string{"preempting_cluster_queue", "reason"}),
 		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kueue_evicted_workloads_total",
-			Help: "The number of evicted workloads per cluster_queue and reason",
-		}, []string{"cluster_queue", "reason"}),
+			Help: "The number of evicted workloads per cluster_queue and reason; underlying_cause is the cause of a Deactivated eviction (MaximumExecutionTimeExceeded), else empty",
+		}, []string{"cluster_queue", "reason", "underlying_cause"}),
 		gauges: newGaugeCollector(opts, snapshot),
 	}
 	m.collectors = []prometheus.Collector{m.admitted, m.waitTime, m.attempts, m.attemptDuration, m.preempted, m.evicted, m.gauges}
@@ -142,6 +142,6 @@ func (m *Metrics) Preempted(preemptingClusterQueue, reason string) {
 }
 
 // Evicted counts an evicted workload (preemption included, as in Kueue).
-func (m *Metrics) Evicted(clusterQueue, reason string) {
-	m.evicted.WithLabelValues(clusterQueue, reason).Inc()
+func (m *Metrics) Evicted(clusterQueue, reason, underlyingCause string) {
+	m.evicted.WithLabelValues(clusterQueue, reason, underlyingCause).Inc()
 }

@@ -36,8 +36,9 @@ func setInjected(job *batchv1.Job, injected bool) bool {
 }
 
 // isStale reports whether a pending Workload no longer describes its Job: the
-// Job's parallelism, or its nodeSelector or tolerations (mutable while the Job
-// is suspended), changed after the Workload was made. Only a Workload without
+// Job's parallelism, its maximum execution time label, or its nodeSelector or
+// tolerations (mutable while the Job is suspended), changed after the Workload
+// was made. Only a Workload without
 // quota can be replaced, and only while the template is the user's own.
 func isStale(job *batchv1.Job, wl *kueue.Workload) (bool, string) {
 	if wl.Status.Admission != nil || !ptr.Deref(job.Spec.Suspend, false) {
@@ -52,6 +53,9 @@ func isStale(job *batchv1.Job, wl *kueue.Workload) (bool, string) {
 	}
 	if n := podCount(job); n != ps.Count {
 		return true, fmt.Sprintf("pod count changed from %d to %d", ps.Count, n)
+	}
+	if m, was := ptr.Deref(MaxExecutionTime(job), 0), ptr.Deref(wl.Spec.MaximumExecutionTimeSeconds, 0); m != was {
+		return true, fmt.Sprintf("maximum execution time changed from %ds to %ds", was, m)
 	}
 	spec, was := job.Spec.Template.Spec, ps.Template.Spec
 	if !equality.Semantic.DeepEqual(emptyToNil(spec.NodeSelector), emptyToNil(was.NodeSelector)) ||

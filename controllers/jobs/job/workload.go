@@ -26,6 +26,23 @@ func QueueName(job *batchv1.Job) string {
 	return job.Labels[kueue.QueueNameLabel]
 }
 
+// MaxExecutionTime is the Job's kueue.x-k8s.io/max-exec-time-seconds label as
+// its Workload's spec.maximumExecutionTimeSeconds: nil when the label is
+// absent or not a positive integer (the webhook refuses such a label on a
+// managed Job; a Job created while it was not running is treated as Kueue's
+// job framework treats it, as without a maximum).
+func MaxExecutionTime(job *batchv1.Job) *int32 {
+	v, ok := job.Labels[kueue.MaxExecTimeSecondsLabel]
+	if !ok {
+		return nil
+	}
+	n, err := kueue.ParseMaxExecTimeSeconds(v)
+	if err != nil {
+		return nil
+	}
+	return ptr.To(n)
+}
+
 // podCount is the number of pods that run at once, which is what quota must cover:
 // parallelism (1 when unset), or completions when fewer pods ever run, as in Kueue.
 func podCount(job *batchv1.Job) int32 {
@@ -39,7 +56,8 @@ func podCount(job *batchv1.Job) int32 {
 // NewWorkload builds the Workload of a managed Job: one pod set "main" with the
 // Job's pod template as submitted (before any flavor is injected, which is what
 // makes it the record to restore the template from on eviction), the queue of
-// the Job's label and the priority of its class. It reads the priority classes
+// the Job's label, the priority of its class and the maximum execution time of
+// its label. It reads the priority classes
 // through c and does not create anything.
 func NewWorkload(ctx context.Context, c client.Reader, job *batchv1.Job) (*kueue.Workload, error) {
 	if len(job.UID) == 0 {
@@ -65,9 +83,10 @@ func NewWorkload(ctx context.Context, c client.Reader, job *batchv1.Job) (*kueue
 				Template: *job.Spec.Template.DeepCopy(),
 				Count:    podCount(job),
 			}},
-			QueueName:        kueue.LocalQueueName(QueueName(job)),
-			PriorityClassRef: ref,
-			Priority:         &priority,
+			QueueName:                   kueue.LocalQueueName(QueueName(job)),
+			PriorityClassRef:            ref,
+			Priority:                    &priority,
+			MaximumExecutionTimeSeconds: MaxExecutionTime(job),
 		},
 	}
 	return wl, nil

@@ -180,3 +180,44 @@ func TestFinishedMapping(t *testing.T) {
 		})
 	}
 }
+
+// Kueue: pkg/controller/jobs/job/job_controller_test.go, "the maximum
+// execution time is passed to the created workload" and "the maximum
+// execution time is updated in the workload": the Job's
+// kueue.x-k8s.io/max-exec-time-seconds label becomes the Workload's
+// spec.maximumExecutionTimeSeconds, and a suspended Job whose label changed
+// no longer matches its pending Workload. A label that is not a positive
+// integer counts as none (jobframework.MaximumExecutionTimeSecondsForObject).
+func TestKueueMaxExecTimeLabelSetsTheWorkloadsMaximum(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		label string
+		want  int32 // 0 for unset
+	}{{"10", 10}, {"", 0}, {"0", 0}, {"-3", 0}, {"ten", 0}} {
+		j := makeJob("a", "ns").queue("q").obj()
+		if tc.label != "" {
+			j.Labels[kueue.MaxExecTimeSecondsLabel] = tc.label
+		}
+		wl, err := NewWorkload(context.Background(), fakeClient(), j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wl.Spec.MaximumExecutionTimeSeconds; (got == nil) != (tc.want == 0) || (got != nil && *got != tc.want) {
+			t.Errorf("label %q: spec.maximumExecutionTimeSeconds = %v, want %d (0: unset)", tc.label, got, tc.want)
+		}
+	}
+
+	j := makeJob("a", "ns").queue("q").suspend(true).obj()
+	j.Labels[kueue.MaxExecTimeSecondsLabel] = "5"
+	wl, err := NewWorkload(context.Background(), fakeClient(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale, why := isStale(j, wl); stale {
+		t.Fatalf("a fresh workload is stale: %s", why)
+	}
+	j.Labels[kueue.MaxExecTimeSecondsLabel] = "10"
+	if stale, why := isStale(j, wl); !stale || !strings.Contains(why, "maximum execution time") {
+		t.Errorf("label changed 5 -> 10: stale %v (%q), want stale for the maximum execution time", stale, why)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -48,8 +49,21 @@ func (w *JobWebhook) Default(_ context.Context, j *batchv1.Job) error {
 	return nil
 }
 
-// ValidateCreate warns when the Job names a LocalQueue that does not exist.
+// maxExecTimeLabelPath is the field path of the maximum execution time label.
+var maxExecTimeLabelPath = field.NewPath("metadata", "labels").Key(kueue.MaxExecTimeSecondsLabel)
+
+// ValidateCreate rejects a managed Job whose maximum execution time label is
+// not a positive integer, as Kueue does, and warns when the Job names a
+// LocalQueue that does not exist.
 func (w *JobWebhook) ValidateCreate(ctx context.Context, j *batchv1.Job) (admission.Warnings, error) {
+	if job.IsManaged(j) {
+		if v, ok := j.Labels[kueue.MaxExecTimeSecondsLabel]; ok {
+			if _, err := kueue.ParseMaxExecTimeSeconds(v); err != nil {
+				errs := field.ErrorList{field.Invalid(maxExecTimeLabelPath, v, err.Error())}
+				return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
+			}
+		}
+	}
 	return missingLocalQueueWarning(ctx, w.Client, j.Namespace, job.QueueName(j), queueLabelPath), nil
 }
 
@@ -57,6 +71,14 @@ func (w *JobWebhook) ValidateCreate(ctx context.Context, j *batchv1.Job) (admiss
 // admitted (running, or its Workload holds quota): the quota was charged to the
 // old queue's ClusterQueue, and moving the Job would charge the wrong one.
 func (w *JobWebhook) ValidateUpdate(ctx context.Context, old, j *batchv1.Job) (admission.Warnings, error) {
+	// The maximum execution time counts from the admission: it may change
+	// only while the Job stays suspended, as in Kueue.
+	if job.IsManaged(j) && (!ptr.Deref(j.Spec.Suspend, false) || !ptr.Deref(old.Spec.Suspend, false)) {
+		if errs := apivalidation.ValidateImmutableField(j.Labels[kueue.MaxExecTimeSecondsLabel],
+			old.Labels[kueue.MaxExecTimeSecondsLabel], maxExecTimeLabelPath); len(errs) > 0 {
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
+		}
+	}
 	oldQueue, newQueue := job.QueueName(old), job.QueueName(j)
 	if oldQueue == newQueue {
 		return nil, nil

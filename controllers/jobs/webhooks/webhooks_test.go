@@ -107,3 +107,71 @@ func TestLocalQueueToMissingClusterQueueWarns(t *testing.T) {
 		t.Errorf("warnings %v with the ClusterQueue present; want none", warnings)
 	}
 }
+
+// Kueue: pkg/controller/jobframework/validation.go, validateCreateForMaxExecTime
+// and validateUpdateForMaxExecTime (the Job webhook's tests "invalid maximum
+// execution time" and "immutable maximum execution time"): the label must be a
+// positive integer, and may change only while the Job stays suspended.
+func TestKueueMaxExecTimeLabelValidation(t *testing.T) {
+	t.Parallel()
+	withLabel := func(suspend bool, v string) *batchv1.Job {
+		j := labelledJob("a", suspend)
+		if v != "" {
+			j.Labels[kueue.MaxExecTimeSecondsLabel] = v
+		}
+		return j
+	}
+	w := &JobWebhook{Client: reader(&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "research"}})}
+	for _, tc := range []struct {
+		name    string
+		job     *batchv1.Job
+		wantErr string
+	}{
+		{"positive", withLabel(true, "10"), ""},
+		{"zero", withLabel(true, "0"), "should be greater than 0"},
+		{"negative", withLabel(true, "-10"), "should be greater than 0"},
+		{"not a number", withLabel(true, "ten"), "whole number"},
+		{"unmanaged Job: not Quokka's to judge", func() *batchv1.Job {
+			j := labelledJob("", false)
+			j.Labels[kueue.MaxExecTimeSecondsLabel] = "ten"
+			return j
+		}(), ""},
+	} {
+		t.Run("create "+tc.name, func(t *testing.T) {
+			_, err := w.ValidateCreate(context.Background(), tc.job)
+			checkInvalid(t, err, tc.wantErr)
+		})
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *batchv1.Job
+		wantErr  string
+	}{
+		{"changed while suspended", withLabel(true, "10"), withLabel(true, "20"), ""},
+		{"changed while running", withLabel(false, "10"), withLabel(false, "20"), "field is immutable"},
+		{"added while running", withLabel(false, ""), withLabel(false, "20"), "field is immutable"},
+		{"changed as the Job is unsuspended", withLabel(true, "10"), withLabel(false, "20"), "field is immutable"},
+		{"unchanged while running", withLabel(false, "10"), withLabel(false, "10"), ""},
+	} {
+		t.Run("update "+tc.name, func(t *testing.T) {
+			_, err := w.ValidateUpdate(context.Background(), tc.old, tc.new)
+			checkInvalid(t, err, tc.wantErr)
+		})
+	}
+}
+
+// checkInvalid: no error when want is "", else an Invalid error naming the
+// label and saying want.
+func checkInvalid(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("err = %v, want none", err)
+		}
+		return
+	}
+	if err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), kueue.MaxExecTimeSecondsLabel) ||
+		!strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want Invalid naming %s: %q", err, kueue.MaxExecTimeSecondsLabel, want)
+	}
+}

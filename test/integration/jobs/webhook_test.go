@@ -4,9 +4,14 @@ package jobs
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
@@ -54,5 +59,46 @@ func TestWorkloadNamingAMissingLocalQueueIsAllowedWithAWarning(t *testing.T) {
 	}
 	if !warnings.contains(`spec.queueName: LocalQueue "no-such-queue" does not exist`) {
 		t.Errorf("warnings %v; want one about the missing LocalQueue", warnings.messages)
+	}
+}
+
+// Kueue: the Job webhook's checks of kueue.x-k8s.io/max-exec-time-seconds
+// (jobframework validateCreateForMaxExecTime, validateUpdateForMaxExecTime),
+// through the API server: a value that is not a positive integer is refused
+// at creation, naming the label, and a valid one reaches the Workload's
+// spec.maximumExecutionTimeSeconds (Kueue's job_controller_test.go "the
+// maximum execution time is passed to the created workload"). A change as
+// the Job starts running is refused.
+func TestKueueMaxExecTimeLabel(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	bad := gpuJob(ns, "bad", "research-gpu")
+	bad.Labels[kueue.MaxExecTimeSecondsLabel] = "0"
+	err := k8s.Create(ctx, bad)
+	if err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), kueue.MaxExecTimeSecondsLabel) ||
+		!strings.Contains(err.Error(), "should be greater than 0") {
+		t.Fatalf("creating a Job with max-exec-time-seconds 0: err = %v, want Invalid naming the label", err)
+	}
+
+	j := gpuJob(ns, "train", "research-gpu")
+	j.Labels[kueue.MaxExecTimeSecondsLabel] = "10"
+	if err := k8s.Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	wl := waitForWorkload(t, j)
+	if got := ptr.Deref(wl.Spec.MaximumExecutionTimeSeconds, 0); got != 10 {
+		t.Errorf("spec.maximumExecutionTimeSeconds = %d, want 10 from the label", got)
+	}
+
+	// Unsuspending the Job and changing the label in one write: refused.
+	// (The job integration writes the Job too, so a conflict is retried.)
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		starting := getJob(t, client.ObjectKeyFromObject(j))
+		starting.Spec.Suspend = ptr.To(false)
+		starting.Labels[kueue.MaxExecTimeSecondsLabel] = "20"
+		return k8s.Update(ctx, starting)
+	})
+	if err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "field is immutable") {
+		t.Errorf("changing max-exec-time-seconds as the Job starts: err = %v, want Invalid (immutable)", err)
 	}
 }

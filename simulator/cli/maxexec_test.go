@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The simulator runs a job's maximum execution time (the Job label
+// kueue.x-k8s.io/max-exec-time-seconds) as the manager does, through the
+// engine's Deactivate decision (Kueue's integration test "should deactivate
+// the workload when the time expires with multiple admissions", played
+// offline): long, allowed 100 s in all, runs 40 s before urgent preempts it,
+// then 60 s more once readmitted, and is deactivated at 130 s with Kueue's
+// reason; short, under its maximum, finishes; next gets long's quota when
+// it is deactivated, not when its runtime would have ended.
+func TestSimulatorDeactivatesJobsPastTheirMaximumExecutionTime(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	job := func(name, at, runtime, prio, maxExec string) string {
+		labels := `{kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: ` + prio
+		if maxExec != "" {
+			labels += `, kueue.x-k8s.io/max-exec-time-seconds: "` + maxExec + `"`
+		}
+		return `---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ` + name + `
+  namespace: ns
+  labels: ` + labels + `}
+  annotations: {simulation.quokka.dev/at: ` + at + `, simulation.quokka.dev/runtime: ` + runtime + `}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "4"}}}]
+`
+	}
+	world := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f1}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: cq}
+` + job("long", "0s", "1h", "low", "100") + job("urgent", "40s", "30s", "high", "") +
+		job("next", "50s", "10s", "low", "") + job("short", "50s", "10s", "low", "60")
+	if err := os.WriteFile(filepath.Join(dir, "world.yaml"), []byte(world), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := simulateJSON(t, "-f", dir, "--until", "10m")
+
+	var longEvicted []float64
+	for _, e := range eventsOf(doc, "Evicted") {
+		if e.Workload == "ns/long" {
+			longEvicted = append(longEvicted, e.Time)
+			if e.Reason != "DeactivatedDueToMaximumExecutionTimeExceeded" ||
+				e.Message != "The workload is deactivated due to exceeding the maximum execution time" {
+				t.Errorf("long evicted with %q: %q, want Kueue's reason and message", e.Reason, e.Message)
+			}
+		}
+	}
+	if len(longEvicted) != 1 || longEvicted[0] != 130 {
+		t.Fatalf("long deactivated at %v, want once at 130s (40 s before the preemption, 60 s after)", longEvicted)
+	}
+	admittedAt := map[string][]float64{}
+	for _, e := range eventsOf(doc, "Admitted") {
+		admittedAt[e.Workload] = append(admittedAt[e.Workload], e.Time)
+	}
+	if got := admittedAt["ns/long"]; len(got) != 2 || got[0] != 0 || got[1] != 70 {
+		t.Errorf("long admitted at %v, want 0s and 70s (after urgent)", got)
+	}
+	if got := admittedAt["ns/next"]; len(got) != 1 || got[0] != 130 {
+		t.Errorf("next admitted at %v, want 130s, when long was deactivated", got)
+	}
+	if w := workload(t, doc, "ns/long"); w.State != "Pending" || w.Reason != "Inactive" {
+		t.Errorf("long ends %s (%s), want Pending, Inactive", w.State, w.Reason)
+	}
+	if w := workload(t, doc, "ns/short"); w.State != "Finished" {
+		t.Errorf("short ends %s, want Finished (10 s of its 60)", w.State)
+	}
+}
