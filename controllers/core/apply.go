@@ -92,8 +92,11 @@ func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyRes
 			res.add(func() { res.failed++ })
 		}
 	case scheduler.Evict:
-		reason := d.Reason
-		if err := l.evict(ctx, d.Workload, d.ClusterQueue, reason, d.Message, nil); err != nil {
+		var b *backoff
+		if d.Reason == scheduler.EvictReasonPodsReadyTimeout {
+			b = &backoff{cause: d.UnderlyingCause, requeueAt: d.RequeueAt}
+		}
+		if err := l.evict(ctx, d.Workload, d.ClusterQueue, d.Reason, d.Message, nil, b); err != nil {
 			res.add(func() { res.failed++ })
 		}
 	case scheduler.Deactivate:
@@ -103,7 +106,7 @@ func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyRes
 	case scheduler.Preempt:
 		for _, v := range d.Victims {
 			p := &preemption{preemptor: d.Preemptor, preemptorCQ: d.PreemptorClusterQueue, reason: v.Reason}
-			if err := l.evict(ctx, v.Workload, v.ClusterQueue, kueue.WorkloadEvictedByPreemption, v.Message, p); err != nil {
+			if err := l.evict(ctx, v.Workload, v.ClusterQueue, kueue.WorkloadEvictedByPreemption, v.Message, p, nil); err != nil {
 				res.add(func() { res.failed++ })
 			}
 		}

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -49,6 +51,12 @@ func pendingUnchanged(wl *kueue.Workload, reason, _ string) bool {
 // mistake the new admission for an evicted one.
 func setAdmitted(wl *kueue.Workload, adm *kueue.Admission, message string) {
 	wl.Status.Admission = adm
+	if rs := wl.Status.RequeueState; rs != nil && rs.RequeueAt != nil {
+		// The back-off is over (the engine admits nothing before it);
+		// Kueue clears it and says so, here in the admission's write.
+		rs.RequeueAt = nil
+		setCondition(wl, kueue.WorkloadRequeued, metav1.ConditionTrue, "BackoffFinished", "The workload backoff was finished")
+	}
 	setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionTrue, kueue.WorkloadQuotaReserved, message)
 	setCondition(wl, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueue.WorkloadAdmitted, "The workload is admitted")
 	for _, typ := range []string{kueue.WorkloadEvicted, kueue.WorkloadPreempted} {
@@ -60,14 +68,35 @@ func setAdmitted(wl *kueue.Workload, adm *kueue.Admission, message string) {
 
 // setRequeued releases an evicted workload's admission once it has stopped: it is
 // pending again and says why it was requeued. A deactivated workload is not
-// queued again (Requeued=False, as in Kueue) until spec.active is true.
-func setRequeued(wl *kueue.Workload, reason, message string) {
+// queued again (Requeued=False, as in Kueue) until spec.active is true, nor
+// one in its back-off (status.requeueState.requeueAt after now) until it
+// ends. A PodsReady condition left from the admission goes back to
+// WaitForStart, as Kueue's job framework sets it for a workload that is not
+// admitted, so that the next admission's pods are waited for afresh.
+func setRequeued(wl *kueue.Workload, reason, message string, now time.Time) {
 	wl.Status.Admission = nil
 	setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, reason, message)
 	setCondition(wl, kueue.WorkloadAdmitted, metav1.ConditionFalse, reason, message)
 	requeued := metav1.ConditionTrue
-	if !ptr.Deref(wl.Spec.Active, true) {
+	if rs := wl.Status.RequeueState; !ptr.Deref(wl.Spec.Active, true) || (rs != nil && rs.RequeueAt != nil && rs.RequeueAt.After(now)) {
 		requeued = metav1.ConditionFalse
 	}
 	setCondition(wl, kueue.WorkloadRequeued, requeued, reason, message)
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPodsReady); c != nil && c.Reason != kueue.WorkloadWaitForStart {
+		setCondition(wl, kueue.WorkloadPodsReady, metav1.ConditionFalse, kueue.WorkloadWaitForStart, "Not all pods are ready or succeeded")
+	}
+}
+
+// setRequeueState records a PodsReady timeout's back-off as Kueue does: the
+// count one higher, and requeueAt, never moved earlier.
+func setRequeueState(wl *kueue.Workload, requeueAt time.Time) {
+	rs := wl.Status.RequeueState
+	if rs == nil {
+		rs = &kueue.RequeueState{}
+		wl.Status.RequeueState = rs
+	}
+	rs.Count = ptr.To(ptr.Deref(rs.Count, 0) + 1)
+	if rs.RequeueAt == nil || rs.RequeueAt.Time.Before(requeueAt) {
+		rs.RequeueAt = &metav1.Time{Time: requeueAt}
+	}
 }

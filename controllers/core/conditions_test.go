@@ -2,6 +2,7 @@ package core
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -52,7 +53,7 @@ func TestSetAdmittedEndsAPreviousEviction(t *testing.T) {
 	wl := &kueue.Workload{}
 	setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, "by x")
 	setCondition(wl, kueue.WorkloadPreempted, metav1.ConditionTrue, kueue.InCohortReclamationReason, "by x")
-	setRequeued(wl, kueue.WorkloadEvictedByPreemption, "by x")
+	setRequeued(wl, kueue.WorkloadEvictedByPreemption, "by x", time.Now())
 	setAdmitted(wl, &kueue.Admission{ClusterQueue: "q"}, "reserved")
 	for _, typ := range []string{kueue.WorkloadEvicted, kueue.WorkloadPreempted} {
 		if meta.IsStatusConditionTrue(wl.Status.Conditions, typ) {

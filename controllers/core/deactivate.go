@@ -30,9 +30,10 @@ import (
 // EventMaximumExecutionTimeExceeded is the reason of Kueue's Warning event.
 const EventMaximumExecutionTimeExceeded = kueue.WorkloadMaximumExecutionTimeExceeded
 
-// deactivate records a Deactivate decision: DeactivationTarget=True, and the
-// accumulated execution time cleared, as Kueue's reconcileMaxExecutionTime
-// does. A workload that already carries the condition, is inactive, finished
+// deactivate records a Deactivate decision: DeactivationTarget=True, and for
+// a maximum execution time the accumulated execution time cleared, as Kueue's
+// reconcileMaxExecutionTime does (its triggerDeactivation, past the requeuing
+// limit, keeps it). A workload that already carries the condition, is inactive, finished
 // or no longer admitted is left alone: the engine repeats the decision until
 // the condition reaches it.
 func (l *loop) deactivate(ctx context.Context, d scheduler.Deactivate) error {
@@ -42,7 +43,9 @@ func (l *loop) deactivate(ctx context.Context, d scheduler.Deactivate) error {
 			return errSkip
 		}
 		setCondition(wl, kueue.WorkloadDeactivationTarget, metav1.ConditionTrue, d.Reason, d.Message)
-		wl.Status.AccumulatedPastExecutionTimeSeconds = nil
+		if d.Reason == scheduler.DeactivateReasonMaximumExecutionTimeExceeded {
+			wl.Status.AccumulatedPastExecutionTimeSeconds = nil
+		}
 		return nil
 	})
 	switch {

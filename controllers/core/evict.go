@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,11 +24,19 @@ type preemption struct {
 }
 
 // evict starts an eviction: Evicted=True (and Preempted=True for a preemption)
-// tells the owner's integration to stop the workload. The quota stays held; the
+// tells the owner's integration to stop the workload; a PodsReadyTimeout
+// eviction also records its back-off (status.requeueState), in the same write. The quota stays held; the
 // workload reconciler releases it once the owner has stopped. An eviction already
 // under way is not written again, since the engine repeats its decision every
 // cycle until the quota is released.
-func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, message string, p *preemption) error {
+// backoff is what a PodsReadyTimeout eviction records besides: the PodsReady
+// reason it timed out in, and the end of its back-off.
+type backoff struct {
+	cause     string
+	requeueAt time.Time
+}
+
+func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, message string, p *preemption, b *backoff) error {
 	if p != nil && message == "" {
 		message = fmt.Sprintf("Preempted to accommodate workload %s in ClusterQueue %s", p.preemptor, p.preemptorCQ)
 	}
@@ -41,6 +50,10 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 		}
 		if reason == kueue.WorkloadDeactivated {
 			conditionReason, message, cause = deactivatedEviction(wl)
+		}
+		if b != nil {
+			cause = b.cause
+			setRequeueState(wl, b.requeueAt)
 		}
 		setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, conditionReason, message)
 		if p != nil {

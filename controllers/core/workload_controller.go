@@ -131,8 +131,9 @@ func (r *workloadReconciler) finishEviction(ctx context.Context, wl *kueue.Workl
 		if cur.Status.Admission == nil || !isTrue(cur, kueue.WorkloadEvicted) {
 			return nil
 		}
-		accumulateExecution(cur, r.now())
-		setRequeued(cur, evicted.Reason, evicted.Message)
+		now := r.now()
+		accumulateExecution(cur, now)
+		setRequeued(cur, evicted.Reason, evicted.Message, now)
 		return r.client.Status().Update(ctx, cur)
 	})
 	if apierrors.IsNotFound(err) {

@@ -4,6 +4,8 @@
 package decision
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -58,10 +60,17 @@ type Pending struct {
 type Evict struct {
 	Workload     types.NamespacedName
 	ClusterQueue string
-	// Reason is EvictReasonClusterQueueStopped, EvictReasonLocalQueueStopped or
-	// EvictReasonDeactivated.
+	// Reason is EvictReasonClusterQueueStopped, EvictReasonLocalQueueStopped,
+	// EvictReasonDeactivated or EvictReasonPodsReadyTimeout.
 	Reason  string
 	Message string
+	// UnderlyingCause completes a PodsReadyTimeout eviction: the PodsReady
+	// reason it timed out in (WaitForStart, WaitForRecovery).
+	UnderlyingCause string
+	// RequeueAt, for a PodsReadyTimeout eviction, is the end of the
+	// back-off: the driver records it (status.requeueState, with the count
+	// one higher) and the workload is not admitted before then.
+	RequeueAt time.Time
 }
 
 // Deactivate asks the driver to deactivate an admitted workload (Kueue's

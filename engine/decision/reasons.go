@@ -1,5 +1,7 @@
 package decision
 
+import kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+
 // Pending reason codes. Conditions, events, metrics and the simulator's report
 // all use these strings, so they are part of the API: do not rename them.
 const (
@@ -36,6 +38,9 @@ const (
 	ReasonInactive = "Inactive"
 	// ReasonInvalid: the workload's requests cannot be converted.
 	ReasonInvalid = "Invalid"
+	// ReasonBackoff: evicted for a PodsReady timeout, the workload waits for
+	// its back-off (status.requeueState.requeueAt) to end.
+	ReasonBackoff = "Backoff"
 )
 
 // Evict reasons, shared with Kueue's Evicted condition reasons.
@@ -44,11 +49,17 @@ const (
 	EvictReasonLocalQueueStopped   = "LocalQueueStopped"
 	// EvictReasonDeactivated: an admitted workload got spec.active=false.
 	EvictReasonDeactivated = "Deactivated"
+	// EvictReasonPodsReadyTimeout: the workload's pods were not ready in
+	// time (waitForPodsReady).
+	EvictReasonPodsReadyTimeout = kueue.WorkloadEvictedByPodsReadyTimeout
 )
 
 // Deactivate reasons, shared with Kueue's DeactivationTarget condition reasons.
 const (
 	// DeactivateReasonMaximumExecutionTimeExceeded: the workload has been
 	// admitted for spec.maximumExecutionTimeSeconds in all.
-	DeactivateReasonMaximumExecutionTimeExceeded = "MaximumExecutionTimeExceeded"
+	DeactivateReasonMaximumExecutionTimeExceeded = kueue.WorkloadMaximumExecutionTimeExceeded
+	// DeactivateReasonRequeuingLimitExceeded: the workload timed out waiting
+	// for its pods more often than backoffLimitCount allows.
+	DeactivateReasonRequeuingLimitExceeded = kueue.WorkloadRequeuingLimitExceeded
 )

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"time"
+
 	config "quokka.dev/quokka/apis/config/v1beta2"
 )
 
@@ -20,5 +22,29 @@ func OptionsFromConfiguration(cfg *config.Configuration) Options {
 	if cfg.AdmissionFairSharingEnabled() {
 		opts.AdmissionFairSharing = cfg.AdmissionFairSharing
 	}
+	if w := cfg.WaitForPodsReady; w != nil {
+		opts.WaitForPodsReady = waitForPodsReadyOptions(w)
+	}
 	return opts
+}
+
+// waitForPodsReadyOptions resolves a defaulted waitForPodsReady block.
+func waitForPodsReadyOptions(w *config.WaitForPodsReady) *WaitForPodsReady {
+	out := &WaitForPodsReady{Timeout: w.Timeout.Duration, OrderByEviction: true}
+	if w.RecoveryTimeout != nil {
+		out.RecoveryTimeout = w.RecoveryTimeout.Duration
+	}
+	if rs := w.RequeuingStrategy; rs != nil {
+		if rs.Timestamp != nil {
+			out.OrderByEviction = *rs.Timestamp == config.EvictionTimestamp
+		}
+		if rs.BackoffBaseSeconds != nil {
+			out.BackoffBase = time.Duration(*rs.BackoffBaseSeconds) * time.Second
+		}
+		if rs.BackoffMaxSeconds != nil {
+			out.BackoffMax = time.Duration(*rs.BackoffMaxSeconds) * time.Second
+		}
+		out.BackoffLimitCount = rs.BackoffLimitCount
+	}
+	return out
 }

@@ -60,6 +60,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	before := s.cache.Version()
 	s.settlePreemptions()
 	s.settleOrphans()
+	s.endBackoffs()
 	s.beginCycle(before)
 	s.afsSample(now)
 	trees := s.treesToSchedule(&out)
@@ -243,6 +244,11 @@ func (s *Scheduler) filter(q *quota.ClusterQueue, r *record) (Decision, bool) {
 	if !r.info.Active {
 		return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonInactive,
 			Message: "the workload has spec.active=false; set it to true to queue it"}, true
+	}
+	if r.info.RequeueAt.After(s.now) {
+		return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonBackoff,
+			Message: "evicted for a PodsReady timeout, the workload waits for its back-off to end at " +
+				r.info.RequeueAt.UTC().Format(time.RFC3339)}, true
 	}
 	if r.info.Invalid != "" {
 		return Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: q.Name(), Reason: ReasonInvalid, Message: r.info.Invalid}, true

@@ -31,6 +31,7 @@ const (
 	ReasonBlockedByStrictFIFOHead   = decision.ReasonBlockedByStrictFIFOHead
 	ReasonInactive                  = decision.ReasonInactive
 	ReasonInvalid                   = decision.ReasonInvalid
+	ReasonBackoff                   = decision.ReasonBackoff
 	ReasonWaitingForPreemption      = decision.ReasonWaitingForPreemption
 
 	PreemptionInClusterQueue                = decision.PreemptionInClusterQueue
@@ -41,6 +42,8 @@ const (
 	EvictReasonClusterQueueStopped = decision.EvictReasonClusterQueueStopped
 	EvictReasonLocalQueueStopped   = decision.EvictReasonLocalQueueStopped
 	EvictReasonDeactivated         = decision.EvictReasonDeactivated
+	EvictReasonPodsReadyTimeout    = decision.EvictReasonPodsReadyTimeout
 
 	DeactivateReasonMaximumExecutionTimeExceeded = decision.DeactivateReasonMaximumExecutionTimeExceeded
+	DeactivateReasonRequeuingLimitExceeded       = decision.DeactivateReasonRequeuingLimitExceeded
 )

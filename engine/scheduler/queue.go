@@ -108,8 +108,9 @@ func (l *pendingList) compact() {
 }
 
 // compareQueueOrder is the order within a ClusterQueue: higher priority first,
-// then older creation time, then UID, then namespace/name so that the order is
-// total and every run is reproducible.
+// then older creation time (or PodsReady timeout eviction, see record.orderAt),
+// then UID, then namespace/name so that the order is total and every run is
+// reproducible.
 func compareQueueOrder(a, b *record) int {
 	if a.priority != b.priority {
 		if a.priority > b.priority {
@@ -117,7 +118,7 @@ func compareQueueOrder(a, b *record) int {
 		}
 		return 1
 	}
-	if c := a.info.Created.Compare(b.info.Created); c != 0 {
+	if c := a.orderAt.Compare(b.orderAt); c != 0 {
 		return c
 	}
 	if a.uidKey != b.uidKey {

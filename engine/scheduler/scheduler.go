@@ -54,6 +54,28 @@ type Options struct {
 	// to their preemptors, so a second preemptor evicts victims of its own at
 	// once (Kueue's recomputation upon overlap).
 	WaitOnOverlappingTargets bool
+	// WaitForPodsReady is Kueue's all-or-nothing start-up (the
+	// Configuration's waitForPodsReady block); nil turns it off, as the
+	// simulator does, whose pods are ready at admission.
+	WaitForPodsReady *WaitForPodsReady
+}
+
+// WaitForPodsReady: an admitted workload whose PodsReady condition is not
+// True within Timeout of its admission (or within RecoveryTimeout of losing
+// it) is evicted with reason PodsReadyTimeout and may be admitted again only
+// after a back-off of BackoffBase × 2^(n-1), at most BackoffMax, n being its
+// count of such evictions; past BackoffLimitCount it is deactivated instead.
+type WaitForPodsReady struct {
+	Timeout time.Duration
+	// RecoveryTimeout is zero for no limit.
+	RecoveryTimeout         time.Duration
+	BackoffBase, BackoffMax time.Duration
+	// BackoffLimitCount is nil for no limit.
+	BackoffLimitCount *int32
+	// OrderByEviction orders a workload evicted for a PodsReady timeout by
+	// the eviction's time rather than its creation (requeuingStrategy
+	// timestamp Eviction, Kueue's default).
+	OrderByEviction bool
 }
 
 // Scheduler holds the engine's state. It is not safe for concurrent use.
@@ -83,8 +105,12 @@ type Scheduler struct {
 	admittedCands map[string]candidateList
 	deactivated   map[types.NamespacedName]*record
 	// timed holds the workloads holding quota that have a maximum
-	// execution time (see maxexec.go).
-	timed map[types.NamespacedName]*record
+	// execution time (see maxexec.go); notReady those whose pods are not
+	// ready while waitForPodsReady is on, and backoff the pending ones with
+	// a requeueAt not yet reached by a cycle (see podsready.go).
+	timed    map[types.NamespacedName]*record
+	notReady map[types.NamespacedName]*record
+	backoff  map[types.NamespacedName]*record
 	// lists holds the ordered pending workloads per ClusterQueue name.
 	lists map[string]*pendingList
 	gen   uint64
@@ -264,6 +290,9 @@ type record struct {
 	shapeFor *workload.Info
 	// heldAt is the release epoch in which it last held quota (hold.go).
 	heldAt holdMark
+	// orderAt is the time it is ordered by in its queue: its creation, or
+	// its eviction for a PodsReady timeout (WaitForPodsReady.OrderByEviction).
+	orderAt time.Time
 	// uidKey is the UID's first eight bytes, big-endian and zero-padded:
 	// where two keys differ they order as the UIDs do, which spares
 	// compareQueueOrder most string comparisons (creation times have one
@@ -320,7 +349,9 @@ func (r *record) pendingKey() types.NamespacedName {
 // setInfo points r at info, keeping what is derived from it in step.
 func (r *record) setInfo(info *workload.Info) {
 	r.info = info
-	r.excluded = !info.Active || info.Invalid != ""
+	r.orderAt = info.Created
+	// A requeueAt is checked against the cycle's time by filter.
+	r.excluded = !info.Active || info.Invalid != "" || !info.RequeueAt.IsZero()
 	r.uidKey = 0
 	for i := 0; i < 8; i++ {
 		r.uidKey <<= 8
@@ -351,6 +382,8 @@ func New(opts Options) *Scheduler {
 		admittedByLQ:   map[types.NamespacedName]map[types.NamespacedName]*record{},
 		deactivated:    map[types.NamespacedName]*record{},
 		timed:          map[types.NamespacedName]*record{},
+		notReady:       map[types.NamespacedName]*record{},
+		backoff:        map[types.NamespacedName]*record{},
 		lists:          map[string]*pendingList{},
 		preempting:     map[types.NamespacedName]*inflight{},
 		ready:          map[string][]types.NamespacedName{},

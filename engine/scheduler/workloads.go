@@ -42,6 +42,9 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 	}
 	s.detach(r)
 	r.setInfo(info)
+	if w := s.opts.WaitForPodsReady; w != nil && w.OrderByEviction && !info.PodsReadyTimeoutAt.IsZero() {
+		r.orderAt = info.PodsReadyTimeoutAt
+	}
 	r.lq = types.NamespacedName{Namespace: info.Key.Namespace, Name: info.QueueName}
 	if lq, ok := s.localQueues[r.lq]; ok {
 		// Share the LocalQueue's strings: walks compare consecutive entries'
@@ -143,6 +146,9 @@ func (s *Scheduler) remove(r *record) {
 // ClusterQueue's list.
 func (s *Scheduler) enqueue(r *record) {
 	r.state = StatePending
+	if !r.info.RequeueAt.IsZero() {
+		s.backoff[r.info.Key] = r
+	}
 	r.heldAt = holdMark{} // a workload queued again is tried afresh
 	m, ok := s.pendingByLQ[r.lq]
 	if !ok {
@@ -178,6 +184,9 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 	if r.info.MaxExecution > 0 {
 		s.timed[r.info.Key] = r
 	}
+	if s.opts.WaitForPodsReady != nil && !r.info.PodsReady.Ready && r.info.Active {
+		s.notReady[r.info.Key] = r
+	}
 }
 
 // detach removes r from every index; its charge in the cache is untouched.
@@ -186,6 +195,7 @@ func (s *Scheduler) detach(r *record) {
 	switch r.state {
 	case StatePending:
 		delIndex(s.pendingByLQ, r.lq, r.info.Key)
+		delete(s.backoff, r.info.Key)
 		s.gen++
 		r.gen = s.gen
 		if lq, ok := s.localQueues[r.lq]; ok {
@@ -201,6 +211,7 @@ func (s *Scheduler) detach(r *record) {
 		delIndex(s.admittedByLQ, r.lq, key)
 		delete(s.deactivated, key)
 		delete(s.timed, key)
+		delete(s.notReady, key)
 	}
 }
 

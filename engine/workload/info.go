@@ -74,6 +74,27 @@ type Info struct {
 	// DeactivationTarget is set while a DeactivationTarget=True condition
 	// waits for spec.active=false: the deactivation is already decided.
 	DeactivationTarget bool
+	// PodsReady is the PodsReady condition (waitForPodsReady): Status true
+	// when all pods are ready, else the reason (WaitForStart,
+	// WaitForRecovery) and since when; zero without the condition.
+	PodsReady PodsReady
+	// RequeueAt and RequeueCount are status.requeueState: the workload may
+	// not be admitted before RequeueAt (the back-off after a PodsReady
+	// timeout), and Count such evictions happened already.
+	RequeueAt    time.Time
+	RequeueCount int32
+	// PodsReadyTimeoutAt is when the workload was evicted for a PodsReady
+	// timeout (an Evicted=True condition with that reason), zero otherwise:
+	// Kueue orders it in its queue by that time instead of its creation
+	// (waitForPodsReady.requeuingStrategy.timestamp Eviction).
+	PodsReadyTimeoutAt time.Time
+}
+
+// PodsReady is the PodsReady condition as the engine reads it.
+type PodsReady struct {
+	Ready  bool
+	Reason string
+	Since  time.Time
 }
 
 // FromAPI converts a Workload. Errors name the field path of the quantity that
@@ -101,6 +122,21 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 		info.PastExecution = time.Duration(*p) * time.Second
 	}
 	info.DeactivationTarget = meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadDeactivationTarget)
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPodsReady); c != nil {
+		info.PodsReady = PodsReady{Ready: c.Status == "True", Reason: c.Reason, Since: c.LastTransitionTime.Time}
+	}
+	if rs := wl.Status.RequeueState; rs != nil {
+		if rs.RequeueAt != nil {
+			info.RequeueAt = rs.RequeueAt.Time
+		}
+		if rs.Count != nil {
+			info.RequeueCount = *rs.Count
+		}
+	}
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == "True" &&
+		c.Reason == kueue.WorkloadEvictedByPodsReadyTimeout {
+		info.PodsReadyTimeoutAt = c.LastTransitionTime.Time
+	}
 	if wl.Spec.Priority != nil {
 		p := *wl.Spec.Priority
 		info.Priority = &p

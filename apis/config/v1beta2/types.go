@@ -94,8 +94,9 @@ type ControllerHealth struct {
 	LivenessEndpointName string `json:"livenessEndpointName,omitempty"`
 }
 
-// WaitForPodsReady is accepted with Kueue's shape so that Kueue files load; it is
-// enforced by the job integrations, not by the quota engine.
+// WaitForPodsReady is Kueue's all-or-nothing start-up: an admitted workload
+// whose pods are not all ready within Timeout is evicted and requeued after a
+// back-off. blockAdmission: true is refused (not implemented).
 type WaitForPodsReady struct {
 	// Timeout is how long an admitted workload may take to have all pods ready.
 	// Defaults to 30m (Kueue v0.19+).

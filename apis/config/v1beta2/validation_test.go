@@ -93,7 +93,7 @@ leaderElection:
 		"waitForPodsReady shape": header + `
 waitForPodsReady:
   timeout: 10m
-  blockAdmission: true
+  blockAdmission: false
   recoveryTimeout: 0s
   requeuingStrategy:
     timestamp: Creation
@@ -183,6 +183,7 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 		{"framework Quokka does not implement", header + "integrations:\n  frameworks: [batch/job, kubeflow.org/mpijob]\n", "integrations.frameworks[1]", []string{"batch/job"}},
 		{"framework listed twice", header + "integrations:\n  frameworks: [batch/job, batch/job]\n", "integrations.frameworks[1]", []string{"Duplicate"}},
 		{"negative pods-ready timeout", header + "waitForPodsReady:\n  timeout: -1m\n", "waitForPodsReady.timeout", nil},
+		{"blockAdmission is not implemented", header + "waitForPodsReady:\n  blockAdmission: true\n", "waitForPodsReady.blockAdmission", []string{"not implemented"}},
 		{"unknown requeuing timestamp", header + "waitForPodsReady:\n  requeuingStrategy:\n    timestamp: Admission\n", "waitForPodsReady.requeuingStrategy.timestamp", nil},
 		{"negative backoff", header + "waitForPodsReady:\n  requeuingStrategy:\n    backoffLimitCount: -1\n", "waitForPodsReady.requeuingStrategy.backoffLimitCount", nil},
 	}

@@ -184,6 +184,24 @@ const (
 	// WorkloadMaximumExecutionTimeExceeded is the DeactivationTarget reason
 	// of a workload admitted longer than spec.maximumExecutionTimeSeconds.
 	WorkloadMaximumExecutionTimeExceeded = "MaximumExecutionTimeExceeded"
+	// WorkloadRequeuingLimitExceeded is the DeactivationTarget reason of a
+	// workload evicted for PodsReady timeouts more often than
+	// waitForPodsReady.requeuingStrategy.backoffLimitCount allows.
+	WorkloadRequeuingLimitExceeded = "RequeuingLimitExceeded"
+
+	// WorkloadPodsReady says whether all the workload's pods are ready (or
+	// succeeded): a job integration writes it while the workload is admitted.
+	WorkloadPodsReady = "PodsReady"
+	// PodsReady reasons: waiting for the pods to start, started, one failed
+	// after all were ready and waiting for its replacement, recovered.
+	WorkloadWaitForStart    = "WaitForStart"
+	WorkloadStarted         = "Started"
+	WorkloadWaitForRecovery = "WaitForRecovery"
+	WorkloadRecovered       = "Recovered"
+	// WorkloadEvictedByPodsReadyTimeout is the eviction reason of a workload
+	// whose pods were not ready within waitForPodsReady's timeout (or
+	// recoveryTimeout); the PodsReady reason is its underlying cause.
+	WorkloadEvictedByPodsReadyTimeout = "PodsReadyTimeout"
 
 	InClusterQueueReason                = "InClusterQueue"
 	InCohortReclamationReason           = "InCohortReclamation"

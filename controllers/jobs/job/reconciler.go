@@ -28,6 +28,10 @@ type Reconciler struct {
 	// Recorder, when set, reports what happened to a Job on the Job, where
 	// `kubectl describe job` shows it.
 	Recorder events.EventRecorder
+	// WaitForPodsReady makes it keep the PodsReady condition of a running
+	// Job's Workload (see podsready.go), which the core's waitForPodsReady
+	// timeouts read.
+	WaitForPodsReady bool
 }
 
 // event records a Normal or Warning event on the Job, if a recorder is set.
@@ -75,6 +79,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	if IsAdmitted(wl) {
+		if r.WaitForPodsReady && !ptr.Deref(job.Spec.Suspend, false) {
+			return ctrl.Result{}, r.syncPodsReady(ctx, job, wl)
+		}
 		return ctrl.Result{}, r.startJob(ctx, job, wl)
 	}
 	if stale, why := isStale(job, wl); stale {

@@ -24,13 +24,14 @@ const OwnerJobIndex = "quokka.dev/owner-job"
 
 // Controller registers the Job reconciler with `quokka manager`.
 func Controller() cli.Controller {
-	return cli.Controller{Name: "job", Setup: func(mgr manager.Manager, _ *configapi.Configuration) error {
-		return Setup(mgr)
+	return cli.Controller{Name: "job", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
+		return Setup(mgr, cfg.WaitForPodsReady != nil)
 	}}
 }
 
-// Setup adds the Job reconciler and its index to mgr.
-func Setup(mgr manager.Manager) error {
+// Setup adds the Job reconciler and its index to mgr; waitForPodsReady makes
+// it keep the Workloads' PodsReady condition.
+func Setup(mgr manager.Manager, waitForPodsReady bool) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &kueue.Workload{}, OwnerJobIndex, IndexOwnerJob); err != nil {
 		return fmt.Errorf("indexing workloads by owner job: %w", err)
 	}
@@ -45,7 +46,8 @@ func Setup(mgr manager.Manager) error {
 		Named("job").
 		For(&batchv1.Job{}, builder.WithPredicates(predicate.Or(managed, labelRemoved()))).
 		Owns(&kueue.Workload{}).
-		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller")})
+		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller"),
+			WaitForPodsReady: waitForPodsReady})
 	if err != nil {
 		return fmt.Errorf("creating job controller: %w", err)
 	}

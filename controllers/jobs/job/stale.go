@@ -38,8 +38,8 @@ func setInjected(job *batchv1.Job, injected bool) bool {
 // isStale reports whether a pending Workload no longer describes its Job: the
 // Job's parallelism, its maximum execution time label, or its nodeSelector or
 // tolerations (mutable while the Job is suspended), changed after the Workload
-// was made. Only a Workload without
-// quota can be replaced, and only while the template is the user's own.
+// was made. Only a Workload without quota can be replaced, and only while the
+// template is the user's own.
 func isStale(job *batchv1.Job, wl *kueue.Workload) (bool, string) {
 	if wl.Status.Admission != nil || !ptr.Deref(job.Spec.Suspend, false) {
 		return false, ""

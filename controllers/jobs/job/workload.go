@@ -28,9 +28,9 @@ func QueueName(job *batchv1.Job) string {
 
 // MaxExecutionTime is the Job's kueue.x-k8s.io/max-exec-time-seconds label as
 // its Workload's spec.maximumExecutionTimeSeconds: nil when the label is
-// absent or not a positive integer (the webhook refuses such a label on a
-// managed Job; a Job created while it was not running is treated as Kueue's
-// job framework treats it, as without a maximum).
+// absent or not a positive integer. The webhook refuses such a label on a
+// managed Job; one that got past it (created before the webhook was
+// registered) runs without a maximum, as in Kueue's job framework.
 func MaxExecutionTime(job *batchv1.Job) *int32 {
 	v, ok := job.Labels[kueue.MaxExecTimeSecondsLabel]
 	if !ok {

@@ -1,0 +1,74 @@
+//go:build integration
+
+package controller
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	configapi "quokka.dev/quokka/apis/config/v1beta2"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+)
+
+// Kueue's waitForPodsReady, through the manager (Kueue:
+// test/integration/singlecluster/scheduler/podsready/, "Should requeue a
+// workload which exceeded the timeout to connect" and "Should deactivate the
+// workload when requeuing limit reached"): a workload whose pods are not
+// ready within the timeout is evicted (PodsReadyTimeout, Kueue's message),
+// waits for its back-off (status.requeueState), is admitted again, and past
+// backoffLimitCount is deactivated (DeactivatedDueToRequeuingLimitExceeded).
+// A workload whose PodsReady turned True in time keeps its quota.
+func TestKueuePodsReadyTimeoutRequeuesThenDeactivates(t *testing.T) {
+	ns := "pods-ready"
+	cpuQueue(t, ns, "2")
+	create(t, makeWL(ns, "slow", "q", "cpu", "1"), makeWL(ns, "ready", "q", "cpu", "1"))
+	mgr := startManager(t, func(c *configapi.Configuration) {
+		c.WaitForPodsReady.Timeout = metav1.Duration{Duration: 3 * time.Second}
+		rs := c.WaitForPodsReady.RequeuingStrategy
+		rs.BackoffBaseSeconds, rs.BackoffLimitCount = ptr.To[int32](1), ptr.To[int32](1)
+	})
+	waitAdmitted(t, ns, "slow", "ready")
+	updateStatus(t, ns, "ready", func(w *kueue.Workload) {
+		w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadPodsReady,
+			Status: metav1.ConditionTrue, Reason: kueue.WorkloadStarted, Message: "All pods reached readiness and the workload is running",
+			LastTransitionTime: metav1.Now()})
+	})
+
+	eventually(t, 20*time.Second, func() string {
+		w := getWL(t, ns, "slow")
+		e := cond(w, kueue.WorkloadEvicted)
+		if e == nil || e.Reason != kueue.WorkloadEvictedByPodsReadyTimeout || e.Message != "Exceeded the PodsReady timeout "+ns+"/slow" {
+			return fmt.Sprintf("slow Evicted = %+v", e)
+		}
+		if rs := w.Status.RequeueState; rs == nil || ptr.Deref(rs.Count, 0) != 1 {
+			return fmt.Sprintf("slow requeueState = %+v, want count 1", w.Status.RequeueState)
+		}
+		return ""
+	})
+	// Readmitted after its one-second back-off, then timed out again: past
+	// the limit of one requeue it is deactivated.
+	eventually(t, 30*time.Second, func() string {
+		w := getWL(t, ns, "slow")
+		e := cond(w, kueue.WorkloadEvicted)
+		if ptr.Deref(w.Spec.Active, true) || e == nil || e.Reason != "DeactivatedDueToRequeuingLimitExceeded" ||
+			e.Message != "The workload is deactivated due to exceeding the maximum number of re-queuing retries" {
+			return fmt.Sprintf("slow: active %v, Evicted %+v", w.Spec.Active, e)
+		}
+		return ""
+	})
+	if w := getWL(t, ns, "ready"); !isAdmitted(w) || cond(w, kueue.WorkloadEvicted) != nil {
+		t.Errorf("ready lost its quota: %+v", w.Status.Conditions)
+	}
+	eventually(t, 10*time.Second, func() string {
+		text := mgr.scrape(t)
+		if v, _ := sample(text, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns,
+			"reason": "PodsReadyTimeout", "underlying_cause": "WaitForStart"}); v != 1 {
+			return fmt.Sprintf("kueue_evicted_workloads_total{reason=PodsReadyTimeout,underlying_cause=WaitForStart} = %v, want 1", v)
+		}
+		return ""
+	})
+}
