@@ -142,7 +142,10 @@ func (d *baselineDriver) step(b testing.TB) []Decision {
 // cycle that, times the cycles of a run, is most of the manager's CPU under
 // Kueue's harness (hack/kueue-perf.sh).
 func BenchmarkKueueBaselineTick(b *testing.B) {
-	d := newBaselineDriver(b, Options{})
+	// waitForPodsReady as the manager runs it by default (its workloads
+	// never report PodsReady, so every admitted one is watched).
+	d := newBaselineDriver(b, Options{WaitForPodsReady: &WaitForPodsReady{Timeout: 30 * time.Minute,
+		RecoveryTimeout: 30 * time.Minute, BackoffBase: time.Minute, BackoffMax: time.Hour, OrderByEviction: true}})
 	for range 20 {
 		d.step(b) // from the initial burst to a steady state
 	}
