@@ -23,12 +23,6 @@ type preemption struct {
 	reason string
 }
 
-// evict starts an eviction: Evicted=True (and Preempted=True for a preemption)
-// tells the owner's integration to stop the workload; a PodsReadyTimeout
-// eviction also records its back-off (status.requeueState), in the same write. The quota stays held; the
-// workload reconciler releases it once the owner has stopped. An eviction already
-// under way is not written again, since the engine repeats its decision every
-// cycle until the quota is released.
 // backoff is what a PodsReadyTimeout eviction records besides: the PodsReady
 // reason it timed out in, and the end of its back-off.
 type backoff struct {
@@ -36,6 +30,12 @@ type backoff struct {
 	requeueAt time.Time
 }
 
+// evict starts an eviction: Evicted=True (and Preempted=True for a preemption)
+// tells the owner's integration to stop the workload; a PodsReadyTimeout
+// eviction also records its back-off (status.requeueState) in the same write.
+// The quota stays held; the workload reconciler releases it once the owner has
+// stopped. An eviction already under way is not written again, since the
+// engine repeats its decision every cycle until the quota is released.
 func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, message string, p *preemption, b *backoff) error {
 	if p != nil && message == "" {
 		message = fmt.Sprintf("Preempted to accommodate workload %s in ClusterQueue %s", p.preemptor, p.preemptorCQ)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +27,7 @@ import (
 	"quokka.dev/quokka/engine/scheduler"
 )
 
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
@@ -45,6 +46,9 @@ type workloadReconciler struct {
 	events EventRecorder
 	// now is the wall clock, for the time an admission lasted.
 	now func() time.Time
+	// retainFinished is how long a finished Workload is kept
+	// (objectRetentionPolicies.workloads.afterFinished); nil keeps it.
+	retainFinished *time.Duration
 	// resync receives every Workload when this replica becomes leader, because
 	// writes skipped while following must now be made.
 	resync chan event.GenericEvent
@@ -89,7 +93,10 @@ func (r *workloadReconciler) reconcile(ctx context.Context, req reconcile.Reques
 		return reconcile.Result{}, nil
 	}
 	if isTrue(wl, kueue.WorkloadFinished) {
-		return reconcile.Result{}, r.removeFinalizer(ctx, wl)
+		if err := r.removeFinalizer(ctx, wl); err != nil {
+			return reconcile.Result{}, err
+		}
+		return r.deleteAfterRetention(ctx, wl)
 	}
 	if wl.Status.Admission != nil && isTrue(wl, kueue.WorkloadEvicted) {
 		return reconcile.Result{}, r.finishEviction(ctx, wl)
@@ -110,6 +117,31 @@ func (r *workloadReconciler) removeFinalizer(ctx context.Context, wl *kueue.Work
 		return fmt.Errorf("removing finalizer from workload %s: %w", client.ObjectKeyFromObject(wl), err)
 	}
 	return nil
+}
+
+// deleteAfterRetention deletes a finished Workload once
+// objectRetentionPolicies.workloads.afterFinished has passed since its
+// Finished condition, as Kueue's workload controller does, and is called again
+// when it will have. A Job's integration does not make a finished Job a new
+// Workload.
+func (r *workloadReconciler) deleteAfterRetention(ctx context.Context, wl *kueue.Workload) (reconcile.Result, error) {
+	if r.retainFinished == nil {
+		return reconcile.Result{}, nil
+	}
+	finished := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished)
+	expires := finished.LastTransitionTime.Add(*r.retainFinished)
+	if now := r.now(); now.Before(expires) {
+		return reconcile.Result{RequeueAfter: expires.Sub(now)}, nil
+	}
+	uid := wl.UID
+	if err := r.client.Delete(ctx, wl, client.Preconditions{UID: &uid}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("deleting finished workload %s: %w", client.ObjectKeyFromObject(wl), err)
+	}
+	r.events.Eventf(wl, corev1.EventTypeNormal, "Deleted", "Deleted finished workload due to elapsed retention")
+	return reconcile.Result{}, nil
 }
 
 // finishEviction releases the quota of an evicted workload once nothing of it

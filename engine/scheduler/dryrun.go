@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -62,6 +63,8 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 		}
 		return res
 	}
+	// Status is ignored, a PodsReady back-off too: a dry run has no clock.
+	info.RequeueAt = time.Time{}
 	probe := &record{lq: lqKey, priority: info.ResolvePriority(s.lookupPriority)}
 	probe.setInfo(info)
 	if d, filtered := s.filter(q, probe); filtered {

@@ -47,6 +47,23 @@ type Configuration struct {
 	// InternalCertManagement decides whether the manager issues its own webhook
 	// serving certificate (the default).
 	InternalCertManagement *InternalCertManagement `json:"internalCertManagement,omitempty"`
+
+	// ObjectRetentionPolicies deletes Workloads some time after they finish.
+	ObjectRetentionPolicies *ObjectRetentionPolicies `json:"objectRetentionPolicies,omitempty"`
+}
+
+// ObjectRetentionPolicies holds retention settings per kind, as Kueue's.
+type ObjectRetentionPolicies struct {
+	// Workloads configures retention for Workloads; nil keeps them.
+	Workloads *WorkloadRetentionPolicy `json:"workloads,omitempty"`
+}
+
+// WorkloadRetentionPolicy says when Workloads are deleted. Kueue's
+// afterDeactivatedByKueue is not implemented (refused).
+type WorkloadRetentionPolicy struct {
+	// AfterFinished is how long after its Finished condition a Workload is
+	// deleted; 0 deletes it at once, nil keeps it.
+	AfterFinished *metav1.Duration `json:"afterFinished,omitempty"`
 }
 
 // ControllerManager holds the options of the controller-runtime manager.

@@ -47,6 +47,10 @@ func (c *Configuration) Validate() field.ErrorList {
 	errs = append(errs, validateClientConnection(c.ClientConnection, field.NewPath("clientConnection"))...)
 	errs = append(errs, validateIntegrations(c.Integrations, field.NewPath("integrations"))...)
 	errs = append(errs, validateWaitForPodsReady(c.WaitForPodsReady, field.NewPath("waitForPodsReady"))...)
+	if r := c.ObjectRetentionPolicies; r != nil && r.Workloads != nil && r.Workloads.AfterFinished != nil && r.Workloads.AfterFinished.Duration < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("objectRetentionPolicies", "workloads", "afterFinished"),
+			r.Workloads.AfterFinished.Duration.String(), "must not be negative (0 deletes at once)"))
+	}
 	errs = append(errs, validateFairSharing(c.FairSharing, field.NewPath("fairSharing"))...)
 	errs = append(errs, validateFeatureGates(c, field.NewPath("featureGates"))...)
 	errs = append(errs, validateAdmissionFairSharing(c, field.NewPath("admissionFairSharing"))...)
