@@ -44,10 +44,10 @@ func TestKueueAdmittedNotReadyWorkload(t *testing.T) {
 			wl: admitted().AdmittedAt(sinceEpoch(-7 * time.Minute)).Obj(), wait: &WaitForPodsReady{Timeout: 5 * time.Minute},
 			wantCause: kueue.WorkloadWaitForStart},
 		{name: "with reason WorkloadWaitForPodsReadyStart; workload with Admitted=True, PodsReady=False; counting since admitted.LastTransitionTime",
-			wl: admitted().AdmittedAt(sinceEpoch(minuteAgo)).Condition(podsReadyAt(metav1.ConditionFalse, kueue.WorkloadWaitForStart, 0)).Obj(),
+			wl:   admitted().AdmittedAt(sinceEpoch(minuteAgo)).Condition(podsReadyAt(metav1.ConditionFalse, kueue.WorkloadWaitForStart, 0)).Obj(),
 			wait: &WaitForPodsReady{Timeout: 5 * time.Minute}, wantCause: kueue.WorkloadWaitForStart, wantAfter: 4 * time.Minute},
 		{name: "with reason PodsReady; workload with Admitted=True, PodsReady=False; counting since admitted.LastTransitionTime",
-			wl: admitted().AdmittedAt(sinceEpoch(minuteAgo)).Condition(podsReadyAt(metav1.ConditionFalse, "PodsReady", 0)).Obj(),
+			wl:   admitted().AdmittedAt(sinceEpoch(minuteAgo)).Condition(podsReadyAt(metav1.ConditionFalse, "PodsReady", 0)).Obj(),
 			wait: &WaitForPodsReady{Timeout: 5 * time.Minute}, wantCause: kueue.WorkloadWaitForStart, wantAfter: 4 * time.Minute},
 		{name: "workload with Admitted=True, PodsReady=False, Reason=WorkloadWaitForPodsReadyRecovery",
 			wl:   admitted().AdmittedAt(sinceEpoch(minuteAgo)).Condition(podsReadyAt(metav1.ConditionFalse, kueue.WorkloadWaitForRecovery, 0)).Obj(),
@@ -109,7 +109,7 @@ func TestKueueAdmittedNotReadyWorkload(t *testing.T) {
 // retries").
 func TestKueuePodsReadyTimeoutBackoff(t *testing.T) {
 	timedOut := func(count int32) *kueue.Workload {
-		w := gpus("w", 1).ReserveQuota("a", "h100").QuotaReservedAt(sinceEpoch(-5*time.Minute)).AdmittedAt(sinceEpoch(-5 * time.Minute)).Obj()
+		w := gpus("w", 1).ReserveQuota("a", "h100").QuotaReservedAt(sinceEpoch(-5 * time.Minute)).AdmittedAt(sinceEpoch(-5 * time.Minute)).Obj()
 		w.Status.RequeueState = &kueue.RequeueState{Count: &count, RequeueAt: &metav1.Time{Time: now.Add(-time.Second)}}
 		return w
 	}

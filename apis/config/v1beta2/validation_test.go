@@ -102,7 +102,7 @@ waitForPodsReady:
     backoffMaxSeconds: 600
 `,
 		"objectRetentionPolicies": header + "objectRetentionPolicies:\n  workloads:\n    afterFinished: 10m\n",
-		"JSON is YAML too": `{"apiVersion":"config.kueue.x-k8s.io/v1beta2","kind":"Configuration","manageJobsWithoutQueueName":true}`,
+		"JSON is YAML too":        `{"apiVersion":"config.kueue.x-k8s.io/v1beta2","kind":"Configuration","manageJobsWithoutQueueName":true}`,
 	}
 	for name, doc := range cases {
 		t.Run(name, func(t *testing.T) {
