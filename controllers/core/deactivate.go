@@ -42,6 +42,10 @@ func (l *loop) deactivate(ctx context.Context, d scheduler.Deactivate) error {
 			isTrue(wl, kueue.WorkloadDeactivationTarget) {
 			return errSkip
 		}
+		if d.Reason == scheduler.DeactivateReasonRequeuingLimitExceeded && isTrue(wl, kueue.WorkloadEvicted) {
+			// Kueue's PodsReady timeout leaves a workload being evicted alone.
+			return errSkip
+		}
 		setCondition(wl, kueue.WorkloadDeactivationTarget, metav1.ConditionTrue, d.Reason, d.Message)
 		if d.Reason == scheduler.DeactivateReasonMaximumExecutionTimeExceeded {
 			wl.Status.AccumulatedPastExecutionTimeSeconds = nil

@@ -22,7 +22,8 @@ import (
 // reason it waits in (Kueue's underlying cause); false when it does not wait.
 func (s *Scheduler) readyDeadline(r *record) (time.Time, string, bool) {
 	w := s.opts.WaitForPodsReady
-	if w == nil || r.info.PodsReady.Ready || !r.info.Active {
+	if w == nil || r.info.PodsReady.Ready || !r.info.Active || r.info.Evicted {
+		// Kueue leaves a workload already being evicted alone.
 		return time.Time{}, "", false
 	}
 	switch reason := r.info.PodsReady.Reason; reason {

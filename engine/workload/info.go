@@ -83,6 +83,9 @@ type Info struct {
 	// timeout), and Count such evictions happened already.
 	RequeueAt    time.Time
 	RequeueCount int32
+	// Evicted is an Evicted=True condition: an eviction is under way (or,
+	// on a pending workload, was the last thing that happened to it).
+	Evicted bool
 	// PodsReadyTimeoutAt is when the workload was evicted for a PodsReady
 	// timeout (an Evicted=True condition with that reason), zero otherwise:
 	// Kueue orders it in its queue by that time instead of its creation
@@ -133,9 +136,11 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 			info.RequeueCount = *rs.Count
 		}
 	}
-	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == "True" &&
-		c.Reason == kueue.WorkloadEvictedByPodsReadyTimeout {
-		info.PodsReadyTimeoutAt = c.LastTransitionTime.Time
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == "True" {
+		info.Evicted = true
+		if c.Reason == kueue.WorkloadEvictedByPodsReadyTimeout {
+			info.PodsReadyTimeoutAt = c.LastTransitionTime.Time
+		}
 	}
 	if wl.Spec.Priority != nil {
 		p := *wl.Spec.Priority
