@@ -4,6 +4,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -206,3 +207,33 @@ func finish(t *testing.T, wl *kueue.Workload) {
 }
 
 func keyOf(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+
+// waitForSample waits until the manager's metric name, with labels among its
+// labels, has the value want.
+func waitForSample(t *testing.T, mgr *runningManager, name string, labels map[string]string, want float64) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() string {
+		if v, _ := sample(mgr.scrape(t), name, labels); v != want {
+			return fmt.Sprintf("%s%v = %v, want %v", name, labels, v, want)
+		}
+		return ""
+	})
+}
+
+// waitForEvent waits until an event with that type, reason and message is
+// recorded on the object named name in namespace ns.
+func waitForEvent(t *testing.T, ns, name, eventType, reason, message string) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() string {
+		var events corev1.EventList
+		if err := env.Client.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == name && e.Type == eventType && e.Reason == reason && e.Message == message {
+				return ""
+			}
+		}
+		return fmt.Sprintf("no %s event %s %q on %s/%s", eventType, reason, message, ns, name)
+	})
+}

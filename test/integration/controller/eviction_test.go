@@ -96,13 +96,7 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 		}
 		return ""
 	})
-	eventually(t, 10*time.Second, func() string {
-		text := mgr.scrape(t)
-		if v, _ := sample(text, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns, "reason": "ClusterQueueStopped"}); v != 2 {
-			return fmt.Sprintf("kueue_evicted_workloads_total = %v, want 2", v)
-		}
-		return ""
-	})
+	waitForSample(t, mgr, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns, "reason": "ClusterQueueStopped"}, 2)
 	eventually(t, 10*time.Second, func() string {
 		var events corev1.EventList
 		if err := env.Client.List(context.Background(), &events, client.InNamespace(ns)); err != nil {

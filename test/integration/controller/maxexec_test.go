@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
@@ -66,27 +65,9 @@ func TestKueueMaximumExecutionTimeDeactivatesTheWorkload(t *testing.T) {
 		}
 		return ""
 	})
-	eventually(t, 10*time.Second, func() string {
-		text := mgr.scrape(t)
-		if v, _ := sample(text, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns,
-			"reason": "Deactivated", "underlying_cause": "MaximumExecutionTimeExceeded"}); v != 1 {
-			return fmt.Sprintf("kueue_evicted_workloads_total{reason=Deactivated,underlying_cause=MaximumExecutionTimeExceeded} = %v, want 1", v)
-		}
-		return ""
-	})
-	eventually(t, 10*time.Second, func() string {
-		var events corev1.EventList
-		if err := env.Client.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
-			return err.Error()
-		}
-		for _, e := range events.Items {
-			if e.InvolvedObject.Name == "wl" && e.Type == corev1.EventTypeWarning &&
-				e.Reason == "MaximumExecutionTimeExceeded" && e.Message == "The maximum execution time (2s) exceeded" {
-				return ""
-			}
-		}
-		return "no Warning event MaximumExecutionTimeExceeded on wl"
-	})
+	waitForSample(t, mgr, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns,
+		"reason": "Deactivated", "underlying_cause": "MaximumExecutionTimeExceeded"}, 1)
+	waitForEvent(t, ns, "wl", corev1.EventTypeWarning, "MaximumExecutionTimeExceeded", "The maximum execution time (2s) exceeded")
 }
 
 // Kueue: the same file, "should deactivate the workload when the time expires

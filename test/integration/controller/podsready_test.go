@@ -63,12 +63,6 @@ func TestKueuePodsReadyTimeoutRequeuesThenDeactivates(t *testing.T) {
 	if w := getWL(t, ns, "ready"); !isAdmitted(w) || cond(w, kueue.WorkloadEvicted) != nil {
 		t.Errorf("ready lost its quota: %+v", w.Status.Conditions)
 	}
-	eventually(t, 10*time.Second, func() string {
-		text := mgr.scrape(t)
-		if v, _ := sample(text, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns,
-			"reason": "PodsReadyTimeout", "underlying_cause": "WaitForStart"}); v != 1 {
-			return fmt.Sprintf("kueue_evicted_workloads_total{reason=PodsReadyTimeout,underlying_cause=WaitForStart} = %v, want 1", v)
-		}
-		return ""
-	})
+	waitForSample(t, mgr, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns,
+		"reason": "PodsReadyTimeout", "underlying_cause": "WaitForStart"}, 1)
 }

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -56,17 +55,5 @@ func TestKueueFinishedWorkloadsAreDeletedAfterTheirRetention(t *testing.T) {
 	if gone := time.Since(finished); gone < 2*time.Second {
 		t.Errorf("deleted %v after it finished, want about 3 s (the retention, to the second)", gone)
 	}
-	eventually(t, 10*time.Second, func() string {
-		var events corev1.EventList
-		if err := env.Client.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
-			return err.Error()
-		}
-		for _, e := range events.Items {
-			if e.InvolvedObject.Name == "wl-to-expire" && e.Reason == "Deleted" &&
-				e.Message == "Deleted finished workload due to elapsed retention" {
-				return ""
-			}
-		}
-		return "no Deleted event"
-	})
+	waitForEvent(t, ns, "wl-to-expire", corev1.EventTypeNormal, "Deleted", "Deleted finished workload due to elapsed retention")
 }
