@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -101,8 +102,29 @@ func (r *workloadReconciler) reconcile(ctx context.Context, req reconcile.Reques
 	if wl.Status.Admission != nil && isTrue(wl, kueue.WorkloadEvicted) {
 		return reconcile.Result{}, r.finishEviction(ctx, wl)
 	}
-	_, err = r.applyDeactivationTarget(ctx, wl)
-	return reconcile.Result{}, err
+	if wrote, err := r.applyDeactivationTarget(ctx, wl); wrote || err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, r.markReactivated(ctx, wl)
+}
+
+// markReactivated says that a workload deactivated earlier is queued again
+// now that spec.active is true: Requeued=True, reason Reactivated, as Kueue's
+// workload controller does. Kueue does so only when the condition's reason is
+// exactly Deactivated (a user's deactivation); Quokka also for
+// DeactivatedDueTo<cause> (its own), which Kueue leaves False until the next
+// admission although the workload is queued again.
+func (r *workloadReconciler) markReactivated(ctx context.Context, wl *kueue.Workload) error {
+	c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued)
+	if !ptr.Deref(wl.Spec.Active, true) || c == nil || c.Status != metav1.ConditionFalse ||
+		!strings.HasPrefix(c.Reason, kueue.WorkloadDeactivated) {
+		return nil
+	}
+	setCondition(wl, kueue.WorkloadRequeued, metav1.ConditionTrue, "Reactivated", "The workload was reactivated")
+	if err := r.client.Status().Update(ctx, wl); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("marking workload %s reactivated: %w", client.ObjectKeyFromObject(wl), err)
+	}
+	return nil
 }
 
 // removeFinalizer lets a finished or deleted workload go. Only the leader

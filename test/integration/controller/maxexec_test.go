@@ -68,6 +68,24 @@ func TestKueueMaximumExecutionTimeDeactivatesTheWorkload(t *testing.T) {
 	waitForSample(t, mgr, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns,
 		"reason": "Deactivated", "underlying_cause": "MaximumExecutionTimeExceeded"}, 1)
 	waitForEvent(t, ns, "wl", corev1.EventTypeWarning, "MaximumExecutionTimeExceeded", "The maximum execution time (2s) exceeded")
+
+	// Kueue's TestReconcile, "should set the WorkloadRequeued condition to
+	// true on re-activated": spec.active back to true queues it again.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w := getWL(t, ns, "wl")
+		w.Spec.Active = ptr.To(true)
+		return env.Client.Update(context.Background(), w)
+	})
+	if err != nil {
+		t.Fatalf("reactivating wl: %v", err)
+	}
+	eventually(t, 10*time.Second, func() string {
+		r := cond(getWL(t, ns, "wl"), kueue.WorkloadRequeued)
+		if r == nil || r.Status != metav1.ConditionTrue || r.Reason != "Reactivated" || r.Message != "The workload was reactivated" {
+			return fmt.Sprintf("Requeued = %+v after reactivation", r)
+		}
+		return ""
+	})
 }
 
 // Kueue: the same file, "should deactivate the workload when the time expires
