@@ -67,19 +67,21 @@ func setAdmitted(wl *kueue.Workload, adm *kueue.Admission, message string) {
 }
 
 // setRequeued releases an evicted workload's admission once it has stopped: it is
-// pending again and says why it was requeued. A deactivated workload is not
-// queued again (Requeued=False, as in Kueue) until spec.active is true, nor
-// one in its back-off (status.requeueState.requeueAt after now) until it
-// ends. A PodsReady condition left from the admission goes back to
+// pending again and says why. As in Kueue, Requeued is True only after a
+// preemption; after any other eviction something still holds the workload
+// back (a stopped queue, spec.active=false, a back-off) and Requeued is False
+// until it is gone (see requeued.go; a back-off's end is written with the
+// next admission). A PodsReady condition left from the admission goes back to
 // WaitForStart, as Kueue's job framework sets it for a workload that is not
 // admitted, so that the next admission's pods are waited for afresh.
 func setRequeued(wl *kueue.Workload, reason, message string, now time.Time) {
 	wl.Status.Admission = nil
 	setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, reason, message)
 	setCondition(wl, kueue.WorkloadAdmitted, metav1.ConditionFalse, reason, message)
-	requeued := metav1.ConditionTrue
-	if rs := wl.Status.RequeueState; !ptr.Deref(wl.Spec.Active, true) || (rs != nil && rs.RequeueAt != nil && rs.RequeueAt.After(now)) {
-		requeued = metav1.ConditionFalse
+	requeued := metav1.ConditionFalse
+	if rs := wl.Status.RequeueState; reason == kueue.WorkloadEvictedByPreemption && ptr.Deref(wl.Spec.Active, true) &&
+		(rs == nil || rs.RequeueAt == nil || !rs.RequeueAt.After(now)) {
+		requeued = metav1.ConditionTrue
 	}
 	setCondition(wl, kueue.WorkloadRequeued, requeued, reason, message)
 	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPodsReady); c != nil && c.Reason != kueue.WorkloadWaitForStart {

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -105,26 +106,7 @@ func (r *workloadReconciler) reconcile(ctx context.Context, req reconcile.Reques
 	if wrote, err := r.applyDeactivationTarget(ctx, wl); wrote || err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{}, r.markReactivated(ctx, wl)
-}
-
-// markReactivated says that a workload deactivated earlier is queued again
-// now that spec.active is true: Requeued=True, reason Reactivated, as Kueue's
-// workload controller does. Kueue does so only when the condition's reason is
-// exactly Deactivated (a user's deactivation); Quokka also for
-// DeactivatedDueTo<cause> (its own), which Kueue leaves False until the next
-// admission although the workload is queued again.
-func (r *workloadReconciler) markReactivated(ctx context.Context, wl *kueue.Workload) error {
-	c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued)
-	if !ptr.Deref(wl.Spec.Active, true) || c == nil || c.Status != metav1.ConditionFalse ||
-		!strings.HasPrefix(c.Reason, kueue.WorkloadDeactivated) {
-		return nil
-	}
-	setCondition(wl, kueue.WorkloadRequeued, metav1.ConditionTrue, "Reactivated", "The workload was reactivated")
-	if err := r.client.Status().Update(ctx, wl); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("marking workload %s reactivated: %w", client.ObjectKeyFromObject(wl), err)
-	}
-	return nil
+	return reconcile.Result{}, r.markRequeuedAgain(ctx, wl)
 }
 
 // removeFinalizer lets a finished or deleted workload go. Only the leader
@@ -251,10 +233,19 @@ func (r *workloadReconciler) setup(ctx context.Context, mgr manager.Manager) err
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &kueue.Workload{}, ownerUIDIndex, indexOwnerUID); err != nil {
 		return fmt.Errorf("indexing workloads by owner: %w", err)
 	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &kueue.Workload{}, stoppedRequeueIndex, indexStoppedRequeue); err != nil {
+		return fmt.Errorf("indexing workloads held by stopped queues: %w", err)
+	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("core-workload").
 		For(&kueue.Workload{}).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.workloadsOfJob)).
+		// A queue's restart is a change of its spec: status writes do not
+		// list the index.
+		Watches(&kueue.ClusterQueue{}, handler.EnqueueRequestsFromMapFunc(r.workloadsHeldByStoppedQueues(kueue.WorkloadEvictedByClusterQueueStopped)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&kueue.LocalQueue{}, handler.EnqueueRequestsFromMapFunc(r.workloadsHeldByStoppedQueues(kueue.WorkloadEvictedByLocalQueueStopped)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.Channel(r.resync, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{
 			NeedLeaderElection:      ptr.To(false),

@@ -60,7 +60,7 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 	// The workload without owner stops at once.
 	eventually(t, 20*time.Second, func() string {
 		wl := getWL(t, ns, "free")
-		if wl.Status.Admission != nil || !requeuedFor(wl, kueue.WorkloadEvictedByClusterQueueStopped) {
+		if wl.Status.Admission != nil || !heldBackFor(wl, kueue.WorkloadEvictedByClusterQueueStopped) {
 			return fmt.Sprintf("free: admission %v, conditions %+v", wl.Status.Admission, wl.Status.Conditions)
 		}
 		return ""
@@ -91,7 +91,7 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 	}
 	eventually(t, 20*time.Second, func() string {
 		wl := getWL(t, ns, "owned")
-		if wl.Status.Admission != nil || !requeuedFor(wl, kueue.WorkloadEvictedByClusterQueueStopped) {
+		if wl.Status.Admission != nil || !heldBackFor(wl, kueue.WorkloadEvictedByClusterQueueStopped) {
 			return fmt.Sprintf("owned after suspension: admission %v, conditions %+v", wl.Status.Admission, wl.Status.Conditions)
 		}
 		return ""
@@ -116,11 +116,39 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 		}
 		return ""
 	})
+
+	// Kueue's TestReconcile, "should set the WorkloadRequeued condition to
+	// true on ClusterQueue started": restarting the queue says so, and its
+	// workloads are admitted again.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cq := &kueue.ClusterQueue{}
+		if err := env.Client.Get(context.Background(), keyOf("", ns), cq); err != nil {
+			return err
+		}
+		cq.Spec.StopPolicy = ptr.To(kueue.None)
+		return env.Client.Update(context.Background(), cq)
+	})
+	if err != nil {
+		t.Fatalf("restarting the queue: %v", err)
+	}
+	eventually(t, 20*time.Second, func() string {
+		wl := getWL(t, ns, "free")
+		r := cond(wl, kueue.WorkloadRequeued)
+		if r == nil || r.Status != metav1.ConditionTrue || r.Reason != "ClusterQueueRestarted" ||
+			r.Message != "The ClusterQueue was restarted after being stopped" {
+			return fmt.Sprintf("free's Requeued = %+v after the restart", r)
+		}
+		return ""
+	})
+	waitAdmitted(t, ns, "free")
 }
 
-func requeuedFor(wl *kueue.Workload, reason string) bool {
+// heldBackFor: the eviction finished (QuotaReserved and Admitted False) and,
+// as in Kueue for every eviction but a preemption, Requeued is False with its
+// reason until what holds the workload back is gone.
+func heldBackFor(wl *kueue.Workload, reason string) bool {
 	r, q, a := cond(wl, kueue.WorkloadRequeued), cond(wl, kueue.WorkloadQuotaReserved), cond(wl, kueue.WorkloadAdmitted)
-	return r != nil && r.Status == metav1.ConditionTrue && r.Reason == reason &&
+	return r != nil && r.Status == metav1.ConditionFalse && r.Reason == reason &&
 		q != nil && q.Status == metav1.ConditionFalse && a != nil && a.Status == metav1.ConditionFalse
 }
 
@@ -160,4 +188,47 @@ func TestAdmittedEventsBeyondTheBudgetAreSkipped(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// Kueue's TestReconcile, "should set the WorkloadRequeued condition to true on
+// LocalQueue started", through the manager: a HoldAndDrain LocalQueue evicts
+// its workload (Requeued=False, LocalQueueStopped); restarting it says so
+// (LocalQueueRestarted) and the workload is admitted again.
+func TestKueueLocalQueueRestartRequeuesItsWorkloads(t *testing.T) {
+	ns := "lq-restart"
+	cpuQueue(t, ns, "1")
+	create(t, makeWL(ns, "wl", "q", "cpu", "1"))
+	startManager(t, nil)
+	waitAdmitted(t, ns, "wl")
+	setLocalQueueStop := func(p kueue.StopPolicy) {
+		t.Helper()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			lq := &kueue.LocalQueue{}
+			if err := env.Client.Get(context.Background(), keyOf(ns, "q"), lq); err != nil {
+				return err
+			}
+			lq.Spec.StopPolicy = ptr.To(p)
+			return env.Client.Update(context.Background(), lq)
+		})
+		if err != nil {
+			t.Fatalf("setting the LocalQueue's stopPolicy to %s: %v", p, err)
+		}
+	}
+	setLocalQueueStop(kueue.HoldAndDrain)
+	eventually(t, 20*time.Second, func() string {
+		if wl := getWL(t, ns, "wl"); wl.Status.Admission != nil || !heldBackFor(wl, kueue.WorkloadEvictedByLocalQueueStopped) {
+			return fmt.Sprintf("wl: admission %v, conditions %+v", wl.Status.Admission, wl.Status.Conditions)
+		}
+		return ""
+	})
+	setLocalQueueStop(kueue.None)
+	eventually(t, 20*time.Second, func() string {
+		r := cond(getWL(t, ns, "wl"), kueue.WorkloadRequeued)
+		if r == nil || r.Status != metav1.ConditionTrue || r.Reason != "LocalQueueRestarted" ||
+			r.Message != "The LocalQueue was restarted after being stopped" {
+			return fmt.Sprintf("wl's Requeued = %+v after the restart", r)
+		}
+		return ""
+	})
+	waitAdmitted(t, ns, "wl")
 }
