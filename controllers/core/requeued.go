@@ -123,10 +123,6 @@ func (r *workloadReconciler) workloadsHeldByStoppedQueues(reason string) func(co
 			log.FromContext(ctx).Error(err, "listing workloads held by a stopped queue", "queue", client.ObjectKeyFromObject(obj))
 			return nil
 		}
-		out := make([]reconcile.Request, 0, len(list.Items))
-		for i := range list.Items {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-		return out
+		return workloadRequests(&list)
 	}
 }

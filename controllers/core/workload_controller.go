@@ -215,6 +215,11 @@ func (r *workloadReconciler) workloadsOfJob(ctx context.Context, obj client.Obje
 		log.FromContext(ctx).Error(err, "listing workloads of job", "job", client.ObjectKeyFromObject(obj))
 		return nil
 	}
+	return workloadRequests(&list)
+}
+
+// workloadRequests is a reconcile request for each workload of list.
+func workloadRequests(list *kueue.WorkloadList) []reconcile.Request {
 	out := make([]reconcile.Request, 0, len(list.Items))
 	for i := range list.Items {
 		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
