@@ -136,13 +136,12 @@ func validateTypeMeta(cfg *Configuration) field.ErrorList {
 // (now or in v1beta1) but that Quokka refuses, so that the error tells the user
 // what to do instead of only "unknown field".
 var knownUnsupportedFields = map[string]string{
-	"fairSharing.enable":           "removed in config v1beta2 (Kueue v0.15): fair sharing is on when the fairSharing block is present; delete the field",
-	"waitForPodsReady.enable":      "removed in config v1beta2: waitForPodsReady is always on (Kueue v0.19); delete the field",
-	"metrics.localQueueMetrics":    "not implemented by Quokka; use the LocalQueueMetrics feature gate",
-	"managedJobsNamespaceSelector": "not implemented by Quokka",
-	"multiKueue":                   "MultiKueue is not implemented by Quokka",
-	"resources":                    "resource transformations and exclusions are not implemented by Quokka",
-	"objectRetentionPolicies.workloads.afterDeactivatedByKueue": "not implemented by Quokka (afterFinished is)",
+	"fairSharing.enable":              "removed in config v1beta2 (Kueue v0.15): fair sharing is on when the fairSharing block is present; delete the field",
+	"waitForPodsReady.enable":         "removed in config v1beta2: waitForPodsReady is always on (Kueue v0.19); delete the field",
+	"metrics.localQueueMetrics":       "not implemented by Quokka; use the LocalQueueMetrics feature gate",
+	"managedJobsNamespaceSelector":    "not implemented by Quokka",
+	"multiKueue":                      "MultiKueue is not implemented by Quokka",
+	"resources":                       "resource transformations and exclusions are not implemented by Quokka",
 	"pprofBindAddress":                "not implemented by Quokka",
 	"controller":                      "per-kind controller concurrency is not implemented by Quokka",
 	"tls":                             "not implemented by Quokka",

@@ -58,12 +58,15 @@ type ObjectRetentionPolicies struct {
 	Workloads *WorkloadRetentionPolicy `json:"workloads,omitempty"`
 }
 
-// WorkloadRetentionPolicy says when Workloads are deleted. Kueue's
-// afterDeactivatedByKueue is not implemented (refused).
+// WorkloadRetentionPolicy says when Workloads are deleted.
 type WorkloadRetentionPolicy struct {
 	// AfterFinished is how long after its Finished condition a Workload is
 	// deleted; 0 deletes it at once, nil keeps it.
 	AfterFinished *metav1.Duration `json:"afterFinished,omitempty"`
+	// AfterDeactivatedByKueue is how long after the manager deactivated a
+	// Workload (maximum execution time, requeuing limit) its Job is deleted,
+	// with its pods and the Workload; 0 at once, nil keeps them.
+	AfterDeactivatedByKueue *metav1.Duration `json:"afterDeactivatedByKueue,omitempty"`
 }
 
 // ControllerManager holds the options of the controller-runtime manager.

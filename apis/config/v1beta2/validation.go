@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -47,9 +48,16 @@ func (c *Configuration) Validate() field.ErrorList {
 	errs = append(errs, validateClientConnection(c.ClientConnection, field.NewPath("clientConnection"))...)
 	errs = append(errs, validateIntegrations(c.Integrations, field.NewPath("integrations"))...)
 	errs = append(errs, validateWaitForPodsReady(c.WaitForPodsReady, field.NewPath("waitForPodsReady"))...)
-	if r := c.ObjectRetentionPolicies; r != nil && r.Workloads != nil && r.Workloads.AfterFinished != nil && r.Workloads.AfterFinished.Duration < 0 {
-		errs = append(errs, field.Invalid(field.NewPath("objectRetentionPolicies", "workloads", "afterFinished"),
-			r.Workloads.AfterFinished.Duration.String(), "must not be negative (0 deletes at once)"))
+	if r := c.ObjectRetentionPolicies; r != nil && r.Workloads != nil {
+		p := field.NewPath("objectRetentionPolicies", "workloads")
+		for _, d := range []struct {
+			name string
+			v    *metav1.Duration
+		}{{"afterFinished", r.Workloads.AfterFinished}, {"afterDeactivatedByKueue", r.Workloads.AfterDeactivatedByKueue}} {
+			if d.v != nil && d.v.Duration < 0 {
+				errs = append(errs, field.Invalid(p.Child(d.name), d.v.Duration.String(), "must not be negative (0 deletes at once)"))
+			}
+		}
 	}
 	errs = append(errs, validateFairSharing(c.FairSharing, field.NewPath("fairSharing"))...)
 	errs = append(errs, validateFeatureGates(c, field.NewPath("featureGates"))...)

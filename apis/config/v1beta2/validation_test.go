@@ -101,7 +101,7 @@ waitForPodsReady:
     backoffBaseSeconds: 10
     backoffMaxSeconds: 600
 `,
-		"objectRetentionPolicies": header + "objectRetentionPolicies:\n  workloads:\n    afterFinished: 10m\n",
+		"objectRetentionPolicies": header + "objectRetentionPolicies:\n  workloads:\n    afterFinished: 10m\n    afterDeactivatedByKueue: 1h\n",
 		"JSON is YAML too":        `{"apiVersion":"config.kueue.x-k8s.io/v1beta2","kind":"Configuration","manageJobsWithoutQueueName":true}`,
 	}
 	for name, doc := range cases {
@@ -185,8 +185,8 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 		{"framework listed twice", header + "integrations:\n  frameworks: [batch/job, batch/job]\n", "integrations.frameworks[1]", []string{"Duplicate"}},
 		{"negative pods-ready timeout", header + "waitForPodsReady:\n  timeout: -1m\n", "waitForPodsReady.timeout", nil},
 		{"blockAdmission is not implemented", header + "waitForPodsReady:\n  blockAdmission: true\n", "waitForPodsReady.blockAdmission", []string{"not implemented"}},
-		{"afterDeactivatedByKueue is not implemented", header + "objectRetentionPolicies:\n  workloads:\n    afterDeactivatedByKueue: 1h\n",
-			"objectRetentionPolicies.workloads.afterDeactivatedByKueue", []string{"not implemented"}},
+		{"negative deactivation retention", header + "objectRetentionPolicies:\n  workloads:\n    afterDeactivatedByKueue: -1h\n",
+			"objectRetentionPolicies.workloads.afterDeactivatedByKueue", []string{"negative"}},
 		{"negative retention", header + "objectRetentionPolicies:\n  workloads:\n    afterFinished: -1m\n",
 			"objectRetentionPolicies.workloads.afterFinished", []string{"negative"}},
 		{"unknown requeuing timestamp", header + "waitForPodsReady:\n  requeuingStrategy:\n    timestamp: Admission\n", "waitForPodsReady.requeuingStrategy.timestamp", nil},

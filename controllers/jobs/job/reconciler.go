@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +33,11 @@ type Reconciler struct {
 	// Job's Workload (see podsready.go), which the core's waitForPodsReady
 	// timeouts read.
 	WaitForPodsReady bool
+	// AfterDeactivatedByKueue, when set, deletes a Job that long after the
+	// manager deactivated its Workload (see retention.go).
+	AfterDeactivatedByKueue *time.Duration
+	// Now is the clock for AfterDeactivatedByKueue; nil means time.Now.
+	Now func() time.Time
 }
 
 // event records a Normal or Warning event on the Job, if a recorder is set.
@@ -41,7 +47,7 @@ func (r *Reconciler) event(job *batchv1.Job, eventType, reason, note string, arg
 	}
 }
 
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;update;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs/status,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs/finalizers,verbs=update
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch;create;delete
@@ -77,6 +83,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
 		return ctrl.Result{}, nil
+	}
+	if res, done, err := r.deleteDeactivated(ctx, job, wl); done || err != nil {
+		return res, err
 	}
 	if IsAdmitted(wl) {
 		if r.WaitForPodsReady && !ptr.Deref(job.Spec.Suspend, false) {

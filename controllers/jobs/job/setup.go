@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,13 +26,25 @@ const OwnerJobIndex = "quokka.dev/owner-job"
 // Controller registers the Job reconciler with `quokka manager`.
 func Controller() cli.Controller {
 	return cli.Controller{Name: "job", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
-		return Setup(mgr, cfg.WaitForPodsReady != nil)
+		opts := Options{WaitForPodsReady: cfg.WaitForPodsReady != nil}
+		if p := cfg.ObjectRetentionPolicies; p != nil && p.Workloads != nil && p.Workloads.AfterDeactivatedByKueue != nil {
+			opts.AfterDeactivatedByKueue = &p.Workloads.AfterDeactivatedByKueue.Duration
+		}
+		return Setup(mgr, opts)
 	}}
 }
 
-// Setup adds the Job reconciler and its index to mgr; waitForPodsReady makes
-// it keep the Workloads' PodsReady condition.
-func Setup(mgr manager.Manager, waitForPodsReady bool) error {
+// Options are the Configuration's settings the Job reconciler follows.
+type Options struct {
+	// WaitForPodsReady makes it keep the Workloads' PodsReady condition.
+	WaitForPodsReady bool
+	// AfterDeactivatedByKueue deletes a Job that long after the manager
+	// deactivated its Workload; nil keeps it.
+	AfterDeactivatedByKueue *time.Duration
+}
+
+// Setup adds the Job reconciler and its index to mgr.
+func Setup(mgr manager.Manager, opts Options) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &kueue.Workload{}, OwnerJobIndex, IndexOwnerJob); err != nil {
 		return fmt.Errorf("indexing workloads by owner job: %w", err)
 	}
@@ -47,7 +60,7 @@ func Setup(mgr manager.Manager, waitForPodsReady bool) error {
 		For(&batchv1.Job{}, builder.WithPredicates(predicate.Or(managed, labelRemoved()))).
 		Owns(&kueue.Workload{}).
 		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller"),
-			WaitForPodsReady: waitForPodsReady})
+			WaitForPodsReady: opts.WaitForPodsReady, AfterDeactivatedByKueue: opts.AfterDeactivatedByKueue})
 	if err != nil {
 		return fmt.Errorf("creating job controller: %w", err)
 	}
