@@ -44,19 +44,7 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 	mgr := startManager(t, nil)
 	waitAdmitted(t, ns, "owned", "free")
 
-	// The manager writes the queue's status meanwhile, so the edit retries on a
-	// conflict like any client would.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cq := &kueue.ClusterQueue{}
-		if err := env.Client.Get(context.Background(), keyOf("", ns), cq); err != nil {
-			return err
-		}
-		cq.Spec.StopPolicy = ptr.To(kueue.HoldAndDrain)
-		return env.Client.Update(context.Background(), cq)
-	})
-	if err != nil {
-		t.Fatalf("stopping the queue: %v", err)
-	}
+	setStopPolicy(t, &kueue.ClusterQueue{}, keyOf("", ns), kueue.HoldAndDrain)
 	// The workload without owner stops at once.
 	eventually(t, 20*time.Second, func() string {
 		wl := getWL(t, ns, "free")
@@ -79,7 +67,7 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 		}
 		return ""
 	})
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(job), job); err != nil {
 			return err
 		}
@@ -120,17 +108,7 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 	// Kueue's TestReconcile, "should set the WorkloadRequeued condition to
 	// true on ClusterQueue started": restarting the queue says so, and its
 	// workloads are admitted again.
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cq := &kueue.ClusterQueue{}
-		if err := env.Client.Get(context.Background(), keyOf("", ns), cq); err != nil {
-			return err
-		}
-		cq.Spec.StopPolicy = ptr.To(kueue.None)
-		return env.Client.Update(context.Background(), cq)
-	})
-	if err != nil {
-		t.Fatalf("restarting the queue: %v", err)
-	}
+	setStopPolicy(t, &kueue.ClusterQueue{}, keyOf("", ns), kueue.None)
 	eventually(t, 20*time.Second, func() string {
 		wl := getWL(t, ns, "free")
 		r := cond(wl, kueue.WorkloadRequeued)
@@ -200,28 +178,14 @@ func TestKueueLocalQueueRestartRequeuesItsWorkloads(t *testing.T) {
 	create(t, makeWL(ns, "wl", "q", "cpu", "1"))
 	startManager(t, nil)
 	waitAdmitted(t, ns, "wl")
-	setLocalQueueStop := func(p kueue.StopPolicy) {
-		t.Helper()
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			lq := &kueue.LocalQueue{}
-			if err := env.Client.Get(context.Background(), keyOf(ns, "q"), lq); err != nil {
-				return err
-			}
-			lq.Spec.StopPolicy = ptr.To(p)
-			return env.Client.Update(context.Background(), lq)
-		})
-		if err != nil {
-			t.Fatalf("setting the LocalQueue's stopPolicy to %s: %v", p, err)
-		}
-	}
-	setLocalQueueStop(kueue.HoldAndDrain)
+	setStopPolicy(t, &kueue.LocalQueue{}, keyOf(ns, "q"), kueue.HoldAndDrain)
 	eventually(t, 20*time.Second, func() string {
 		if wl := getWL(t, ns, "wl"); wl.Status.Admission != nil || !heldBackFor(wl, kueue.WorkloadEvictedByLocalQueueStopped) {
 			return fmt.Sprintf("wl: admission %v, conditions %+v", wl.Status.Admission, wl.Status.Conditions)
 		}
 		return ""
 	})
-	setLocalQueueStop(kueue.None)
+	setStopPolicy(t, &kueue.LocalQueue{}, keyOf(ns, "q"), kueue.None)
 	eventually(t, 20*time.Second, func() string {
 		r := cond(getWL(t, ns, "wl"), kueue.WorkloadRequeued)
 		if r == nil || r.Status != metav1.ConditionTrue || r.Reason != "LocalQueueRestarted" ||
@@ -231,4 +195,26 @@ func TestKueueLocalQueueRestartRequeuesItsWorkloads(t *testing.T) {
 		return ""
 	})
 	waitAdmitted(t, ns, "wl")
+}
+
+// setStopPolicy sets the stopPolicy of a ClusterQueue or LocalQueue. The
+// manager writes the queue's status meanwhile, so the edit retries on a
+// conflict like any client would.
+func setStopPolicy(t *testing.T, q client.Object, key client.ObjectKey, p kueue.StopPolicy) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(context.Background(), key, q); err != nil {
+			return err
+		}
+		switch q := q.(type) {
+		case *kueue.ClusterQueue:
+			q.Spec.StopPolicy = ptr.To(p)
+		case *kueue.LocalQueue:
+			q.Spec.StopPolicy = ptr.To(p)
+		}
+		return env.Client.Update(context.Background(), q)
+	})
+	if err != nil {
+		t.Fatalf("setting the stopPolicy of %T %s to %s: %v", q, key, p, err)
+	}
 }
