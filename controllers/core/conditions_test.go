@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/resources"
@@ -84,5 +85,44 @@ func TestPendingUnchanged(t *testing.T) {
 	}
 	if pendingUnchanged(wl, "LocalQueueNotFound", "m") {
 		t.Error("a new reason reported as unchanged")
+	}
+}
+
+// Kueue's job framework (pkg/controller/jobframework/reconciler.go, "The
+// requeued condition status set to true only on EvictedByPreemption"): when an
+// eviction finishes, Requeued is True after a preemption and False after any
+// other eviction, and False after a preemption too while the workload is
+// inactive or in a PodsReady back-off.
+func TestKueueRequeuedOnlyAfterAPreemption(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		reason   string
+		inactive bool
+		backoff  time.Duration
+		want     metav1.ConditionStatus
+	}{
+		{"preempted", kueue.WorkloadEvictedByPreemption, false, 0, metav1.ConditionTrue},
+		{"ClusterQueue stopped", kueue.WorkloadEvictedByClusterQueueStopped, false, 0, metav1.ConditionFalse},
+		{"LocalQueue stopped", kueue.WorkloadEvictedByLocalQueueStopped, false, 0, metav1.ConditionFalse},
+		{"PodsReady timeout", kueue.WorkloadEvictedByPodsReadyTimeout, false, time.Minute, metav1.ConditionFalse},
+		{"deactivated", "DeactivatedDueToMaximumExecutionTimeExceeded", true, 0, metav1.ConditionFalse},
+		{"preempted while inactive", kueue.WorkloadEvictedByPreemption, true, 0, metav1.ConditionFalse},
+		{"preempted in a back-off", kueue.WorkloadEvictedByPreemption, false, time.Minute, metav1.ConditionFalse},
+		{"preempted after its back-off", kueue.WorkloadEvictedByPreemption, false, -time.Minute, metav1.ConditionTrue},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := &kueue.Workload{}
+			wl.Spec.Active = ptr.To(!tc.inactive)
+			if tc.backoff != 0 {
+				wl.Status.RequeueState = &kueue.RequeueState{RequeueAt: &metav1.Time{Time: now.Add(tc.backoff)}}
+			}
+			setRequeued(wl, tc.reason, "m", now)
+			c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued)
+			if c == nil || c.Status != tc.want || c.Reason != tc.reason {
+				t.Errorf("Requeued = %+v, want %s with reason %s", c, tc.want, tc.reason)
+			}
+		})
 	}
 }

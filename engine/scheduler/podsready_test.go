@@ -199,3 +199,32 @@ func TestPodsReadyTimeoutWaitsForTheBackoffThenQueuesByEvictionTime(t *testing.T
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// Kueue: pkg/cache/queue/cluster_queue_test.go, TestStrictFIFO, "w1.priority
+// equals w2.priority and w1.create time is earlier than w2.create time but w1
+// was evicted" and "... but kueue is configured to always use the creation
+// timestamp": a workload evicted for a PodsReady timeout is ordered by the
+// eviction's time (requeuingStrategy.timestamp Eviction), unless the
+// Configuration says Creation.
+func TestKueueStrictFIFOOrdersByPodsReadyEviction(t *testing.T) {
+	t1, t2, t3 := now.Add(-3*time.Minute), now.Add(-2*time.Minute), now.Add(-time.Minute)
+	evicted := gpus("w1", 4).Created(t1.Sub(Epoch)).Condition(metav1.Condition{Type: kueue.WorkloadEvicted,
+		Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPodsReadyTimeout, LastTransitionTime: metav1.NewTime(t3)}).Obj()
+	for _, tc := range []struct {
+		name            string
+		orderByEviction bool
+		want            string
+	}{
+		{"w1 was evicted: ordered by its eviction", true, "w2"},
+		{"kueue is configured to always use the creation timestamp", false, "w1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := world(t, Options{WaitForPodsReady: &WaitForPodsReady{Timeout: time.Hour, OrderByEviction: tc.orderByEviction}},
+				MakeFlavor("h100").Obj(), MakeClusterQueue("a").Strategy(kueue.StrictFIFO).Quota("h100", gpu, "4").Obj(),
+				MakeLocalQueue("ns", "lq", "a").Obj(), evicted, gpus("w2", 4).Created(t2.Sub(Epoch)).Obj())
+			if got := admittedNames(s.Cycle(now)); len(got) != 1 || got[0] != tc.want {
+				t.Fatalf("admitted %v, want the head %s", got, tc.want)
+			}
+		})
+	}
+}

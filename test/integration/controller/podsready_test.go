@@ -21,7 +21,10 @@ import (
 // ready within the timeout is evicted (PodsReadyTimeout, Kueue's message),
 // waits for its back-off (status.requeueState), is admitted again, and past
 // backoffLimitCount is deactivated (DeactivatedDueToRequeuingLimitExceeded).
-// A workload whose PodsReady turned True in time keeps its quota.
+// A workload whose PodsReady turned True in time keeps its quota. Spec 002,
+// Failure modes: "nodeLabels that no longer match nodes, produce admitted pods
+// that stay Pending. The gang scheduling article covers waitForPodsReady": a
+// workload whose pods never start gives its quota back after the timeout.
 func TestKueuePodsReadyTimeoutRequeuesThenDeactivates(t *testing.T) {
 	ns := "pods-ready"
 	cpuQueue(t, ns, "2")
