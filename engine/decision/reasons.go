@@ -41,6 +41,10 @@ const (
 	// ReasonBackoff: evicted for a PodsReady timeout, the workload waits for
 	// its back-off (status.requeueState.requeueAt) to end.
 	ReasonBackoff = "Backoff"
+	// ReasonWaitingForPodsReady: the workload fits, and waits for every
+	// workload holding quota to have PodsReady=True
+	// (waitForPodsReady.blockAdmission). Kueue's reason, "Waiting".
+	ReasonWaitingForPodsReady = kueue.WorkloadWaiting
 )
 
 // Evict reasons, shared with Kueue's Evicted condition reasons.

@@ -30,7 +30,8 @@ func OptionsFromConfiguration(cfg *config.Configuration) Options {
 
 // waitForPodsReadyOptions resolves a defaulted waitForPodsReady block.
 func waitForPodsReadyOptions(w *config.WaitForPodsReady) *WaitForPodsReady {
-	out := &WaitForPodsReady{Timeout: w.Timeout.Duration, OrderByEviction: true}
+	out := &WaitForPodsReady{Timeout: w.Timeout.Duration, OrderByEviction: true,
+		BlockAdmission: w.BlockAdmission != nil && *w.BlockAdmission}
 	if w.RecoveryTimeout != nil {
 		out.RecoveryTimeout = w.RecoveryTimeout.Duration
 	}

@@ -18,6 +18,17 @@ func TestOptionsFromConfiguration(t *testing.T) {
 	if o := OptionsFromConfiguration(plain); o.FairSharing != nil || o.DynamicQuotaOrchestration || o.WaitOnOverlappingTargets {
 		t.Errorf("defaults: %+v, want fair sharing and DQO off, and recomputation upon overlapping targets on", o)
 	}
+	if o := OptionsFromConfiguration(plain); o.WaitForPodsReady == nil || o.WaitForPodsReady.BlockAdmission {
+		t.Errorf("defaults: waitForPodsReady %+v, want on (Kueue v0.19) without blockAdmission", o.WaitForPodsReady)
+	}
+	block, err := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n" +
+		"waitForPodsReady:\n  blockAdmission: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := OptionsFromConfiguration(block); o.WaitForPodsReady == nil || !o.WaitForPodsReady.BlockAdmission {
+		t.Errorf("waitForPodsReady.blockAdmission: true gave %+v, want BlockAdmission", o.WaitForPodsReady)
+	}
 	fs, err := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n" +
 		"fairSharing:\n  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n" +
 		"featureGates:\n  DynamicQuotaOrchestration: true\n  RecomputeAssignmentUponPreemptionTargetsOverlap: false\n"))

@@ -61,10 +61,15 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.settlePreemptions()
 	s.settleOrphans()
 	s.endBackoffs()
+	s.unblock()
 	s.beginCycle(before)
 	s.afsSample(now)
 	trees := s.treesToSchedule(&out)
+	s.orderTreesForBlock(trees)
 	for _, t := range trees {
+		if s.stopCycle {
+			break // blockAdmission (see blockadmission.go)
+		}
 		out = s.scheduleTree(t, out)
 	}
 	// The snapshot counts the cycle's holds: a queue evaluated while they

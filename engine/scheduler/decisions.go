@@ -32,6 +32,7 @@ const (
 	ReasonInactive                  = decision.ReasonInactive
 	ReasonInvalid                   = decision.ReasonInvalid
 	ReasonBackoff                   = decision.ReasonBackoff
+	ReasonWaitingForPodsReady       = decision.ReasonWaitingForPodsReady
 	ReasonWaitingForPreemption      = decision.ReasonWaitingForPreemption
 
 	PreemptionInClusterQueue                = decision.PreemptionInClusterQueue

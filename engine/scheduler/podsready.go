@@ -16,7 +16,7 @@ import (
 // past backoffLimitCount such evictions the workload is deactivated instead.
 // The notReady index holds the candidates (kept by attachAdmitted and detach),
 // backoff the pending workloads whose back-off a cycle has not yet seen end.
-// blockAdmission is not implemented (the Configuration refuses it).
+// blockAdmission is in blockadmission.go.
 
 // readyDeadline is when r times out waiting for its pods, and the PodsReady
 // reason it waits in (Kueue's underlying cause); false when it does not wait.

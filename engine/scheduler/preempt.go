@@ -245,6 +245,9 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 			res = flavorassigner.Assign(s.cache, rd.q, rd.r.info.PodSets, s.assignOptions(rd.q, rd.r))
 		}
 		if res.Fits {
+			if s.admissionBlocked() {
+				return append(out, s.waitForReady(rd.q, rd.r))
+			}
 			out = append(out, s.admit(rd.q, rd.r, &res))
 			s.readyAdmits = append(s.readyAdmits, rd.r.info.Key)
 		}

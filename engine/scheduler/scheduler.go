@@ -76,6 +76,10 @@ type WaitForPodsReady struct {
 	// the eviction's time rather than its creation (requeuingStrategy
 	// timestamp Eviction, Kueue's default).
 	OrderByEviction bool
+	// BlockAdmission admits nothing while a workload holding quota does not
+	// have PodsReady=True (Kueue's waitForPodsReady.blockAdmission; see
+	// blockadmission.go).
+	BlockAdmission bool
 }
 
 // Scheduler holds the engine's state. It is not safe for concurrent use.
@@ -237,6 +241,11 @@ type Scheduler struct {
 	// unchanged. admittedInCycle tells that the running cycle admitted.
 	candVer         uint64
 	admittedInCycle bool
+	// unready holds, under BlockAdmission, every workload holding quota
+	// whose PodsReady is not True; blocked tells that a cycle stopped for
+	// one, stopCycle that the running cycle did (see blockadmission.go).
+	unready            map[types.NamespacedName]*record
+	blocked, stopCycle bool
 }
 
 type localQueue struct {
@@ -383,6 +392,7 @@ func New(opts Options) *Scheduler {
 		deactivated:    map[types.NamespacedName]*record{},
 		timed:          map[types.NamespacedName]*record{},
 		notReady:       map[types.NamespacedName]*record{},
+		unready:        map[types.NamespacedName]*record{},
 		backoff:        map[types.NamespacedName]*record{},
 		lists:          map[string]*pendingList{},
 		preempting:     map[types.NamespacedName]*inflight{},

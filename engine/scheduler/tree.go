@@ -78,6 +78,9 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	}
 	s.readyAdmits = s.readyAdmits[:0]
 	out = s.admitReady(t, out)
+	if s.stopCycle {
+		return out
+	}
 	s.beginDeferral(h)
 	runs := make([]*run, 0, len(t.queues))
 	s.beginWalk(t, h, &runs, &ver)
@@ -135,12 +138,19 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			out = s.notAdmitted(hd, &hd.res, h, ver, out)
 			continue
 		}
+		if s.admissionBlocked() {
+			out = append(out, s.waitForReady(hd.run.q, hd.r))
+			break
+		}
 		out = append(out, s.admit(hd.run.q, hd.r, &hd.res))
 		s.dfr.noteAdmit(hd.r)
 		hd.run.outcome.active = true
 		hd.run.took = true
 		ver++
 		out = s.pushNext(hd.run, h, ver, out)
+	}
+	if s.stopCycle {
+		return out // no settleSleep: the block's end wakes every queue
 	}
 	for _, rn := range runs {
 		if !rn.slept {

@@ -184,8 +184,13 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 	if r.info.MaxExecution > 0 {
 		s.timed[r.info.Key] = r
 	}
-	if s.opts.WaitForPodsReady != nil && !r.info.PodsReady.Ready && r.info.Active {
-		s.notReady[r.info.Key] = r
+	if w := s.opts.WaitForPodsReady; w != nil && !r.info.PodsReady.Ready {
+		if r.info.Active {
+			s.notReady[r.info.Key] = r
+		}
+		if w.BlockAdmission {
+			s.unready[r.info.Key] = r
+		}
 	}
 }
 
@@ -212,6 +217,7 @@ func (s *Scheduler) detach(r *record) {
 		delete(s.deactivated, key)
 		delete(s.timed, key)
 		delete(s.notReady, key)
+		delete(s.unready, key)
 	}
 }
 

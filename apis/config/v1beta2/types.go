@@ -116,12 +116,14 @@ type ControllerHealth struct {
 
 // WaitForPodsReady is Kueue's all-or-nothing start-up: an admitted workload
 // whose pods are not all ready within Timeout is evicted and requeued after a
-// back-off. blockAdmission: true is refused (not implemented).
+// back-off; with BlockAdmission, workloads are admitted one at a time, each
+// once every workload holding quota has PodsReady=True.
 type WaitForPodsReady struct {
 	// Timeout is how long an admitted workload may take to have all pods ready.
 	// Defaults to 30m (Kueue v0.19+).
 	Timeout metav1.Duration `json:"timeout"`
-	// BlockAdmission holds further admissions until admitted workloads are ready.
+	// BlockAdmission holds further admissions until every workload holding
+	// quota has PodsReady=True. Defaults to false.
 	BlockAdmission *bool `json:"blockAdmission,omitempty"`
 	// RequeuingStrategy controls the backoff of workloads evicted for readiness.
 	RequeuingStrategy *RequeuingStrategy `json:"requeuingStrategy,omitempty"`

@@ -188,10 +188,6 @@ func validateWaitForPodsReady(w *WaitForPodsReady, p *field.Path) field.ErrorLis
 	}
 	var errs field.ErrorList
 	errs = append(errs, positiveDuration(w.Timeout.Duration, p.Child("timeout"))...)
-	if w.BlockAdmission != nil && *w.BlockAdmission {
-		errs = append(errs, field.Invalid(p.Child("blockAdmission"), true,
-			"not implemented by Quokka: admissions are not held back while admitted workloads' pods start; set it to false or leave it out"))
-	}
 	if w.RecoveryTimeout != nil && w.RecoveryTimeout.Duration < 0 {
 		errs = append(errs, field.Invalid(p.Child("recoveryTimeout"), w.RecoveryTimeout.Duration.String(), "must not be negative (0 disables it)"))
 	}

@@ -90,6 +90,7 @@ leaderElection:
   resourceNamespace: kueue-system
 `,
 		"negative qps disables rate limiting": header + "clientConnection:\n  qps: -1\n  burst: 0\n",
+		"blockAdmission":                      header + "waitForPodsReady:\n  blockAdmission: true\n",
 		"waitForPodsReady shape": header + `
 waitForPodsReady:
   timeout: 10m
@@ -184,7 +185,6 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 		{"framework Quokka does not implement", header + "integrations:\n  frameworks: [batch/job, kubeflow.org/mpijob]\n", "integrations.frameworks[1]", []string{"batch/job"}},
 		{"framework listed twice", header + "integrations:\n  frameworks: [batch/job, batch/job]\n", "integrations.frameworks[1]", []string{"Duplicate"}},
 		{"negative pods-ready timeout", header + "waitForPodsReady:\n  timeout: -1m\n", "waitForPodsReady.timeout", nil},
-		{"blockAdmission is not implemented", header + "waitForPodsReady:\n  blockAdmission: true\n", "waitForPodsReady.blockAdmission", []string{"not implemented"}},
 		{"negative deactivation retention", header + "objectRetentionPolicies:\n  workloads:\n    afterDeactivatedByKueue: -1h\n",
 			"objectRetentionPolicies.workloads.afterDeactivatedByKueue", []string{"negative"}},
 		{"negative retention", header + "objectRetentionPolicies:\n  workloads:\n    afterFinished: -1m\n",

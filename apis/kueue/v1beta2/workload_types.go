@@ -202,6 +202,11 @@ const (
 	// whose pods were not ready within waitForPodsReady's timeout (or
 	// recoveryTimeout); the PodsReady reason is its underlying cause.
 	WorkloadEvictedByPodsReadyTimeout = "PodsReadyTimeout"
+	// WorkloadWaiting is the QuotaReserved=False reason of a workload that
+	// fits and waits, under waitForPodsReady.blockAdmission, for every
+	// workload holding quota to have PodsReady=True (Kueue's reason while
+	// its UnadmittedWorkloadsObservability gate is off, the default).
+	WorkloadWaiting = "Waiting"
 
 	InClusterQueueReason                = "InClusterQueue"
 	InCohortReclamationReason           = "InCohortReclamation"

@@ -69,3 +69,47 @@ func TestKueuePodsReadyTimeoutRequeuesThenDeactivates(t *testing.T) {
 	waitForSample(t, mgr, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns,
 		"reason": "PodsReadyTimeout", "underlying_cause": "WaitForStart"}, 1)
 }
+
+// Kueue's waitForPodsReady.blockAdmission through the manager (Kueue:
+// test/integration/singlecluster/scheduler/podsready/, "Should unblock
+// admission of new workloads in other ClusterQueues once the admitted
+// workload exceeds timeout" and "Should unblock admission of new workloads
+// once the admitted workload is deleted"): a workload that fits while an
+// admitted one's pods are not ready waits with QuotaReserved=False, reason
+// Waiting, and is admitted once that one has PodsReady=True, or is deleted.
+func TestKueueBlockAdmissionWaitsForPodsReady(t *testing.T) {
+	ns := "block-admission"
+	create(t, makeFlavor("default"), makeNS(ns, map[string]string{"team": ns}),
+		makeCQ(ns+"-prod").cohort(ns).selector("team", ns).flavor("default", quota("cpu", "5", "", "")).obj(),
+		makeCQ(ns+"-dev").cohort(ns).selector("team", ns).flavor("default", quota("cpu", "5", "", "")).obj(),
+		makeLQ(ns, "prod-queue", ns+"-prod"), makeLQ(ns, "dev-queue", ns+"-dev"),
+		makeWL(ns, "prod-wl", "prod-queue", "cpu", "2"))
+	startManager(t, func(c *configapi.Configuration) {
+		c.WaitForPodsReady.BlockAdmission = ptr.To(true)
+		c.WaitForPodsReady.Timeout = metav1.Duration{Duration: 5 * time.Minute}
+	})
+	waitAdmitted(t, ns, "prod-wl")
+	create(t, makeWL(ns, "dev-wl", "dev-queue", "cpu", "2"))
+	waitPending(t, ns, "dev-wl", kueue.WorkloadWaiting)
+	if c := cond(getWL(t, ns, "dev-wl"), kueue.WorkloadQuotaReserved); c.Message != "waiting for all admitted workloads to be in PodsReady condition" {
+		t.Errorf("dev-wl QuotaReserved message %q, want Kueue's", c.Message)
+	}
+	consistently(t, 2*time.Second, func() string {
+		if isAdmitted(getWL(t, ns, "dev-wl")) {
+			return "dev-wl admitted while prod-wl's pods are not ready"
+		}
+		return ""
+	})
+	updateStatus(t, ns, "prod-wl", func(w *kueue.Workload) {
+		w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadPodsReady,
+			Status: metav1.ConditionTrue, Reason: kueue.WorkloadStarted, Message: "All pods reached readiness and the workload is running",
+			LastTransitionTime: metav1.Now()})
+	})
+	waitAdmitted(t, ns, "dev-wl")
+
+	// dev-wl's pods are not ready: the next one waits until dev-wl is deleted.
+	create(t, makeWL(ns, "third-wl", "prod-queue", "cpu", "2"))
+	waitPending(t, ns, "third-wl", kueue.WorkloadWaiting)
+	deleteObj(t, getWL(t, ns, "dev-wl"))
+	waitAdmitted(t, ns, "third-wl")
+}
