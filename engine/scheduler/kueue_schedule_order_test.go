@@ -48,8 +48,10 @@ func TestKueueScheduleEntryOrdering(t *testing.T) {
 		// condition at preemptedAt.
 		preempted   string
 		preemptedAt time.Duration
+		// evictedAt, when set, is when a PodsReady timeout evicted it.
+		evictedAt time.Duration
 	}
-	build := func(t *testing.T, entries []ksEntry) *Scheduler {
+	build := func(t *testing.T, entries []ksEntry, opts ...Options) *Scheduler {
 		objs := []any{
 			MakeFlavor("default").Obj(),
 			namespace{"default", nil},
@@ -69,16 +71,22 @@ func TestKueueScheduleEntryOrdering(t *testing.T) {
 			if e.preempted != "" {
 				ksPreemptedAt(w, e.preempted, e.preemptedAt)
 			}
+			if e.evictedAt != 0 {
+				w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue,
+					Reason: kueue.WorkloadEvictedByPodsReadyTimeout, LastTransitionTime: metav1.NewTime(Epoch.Add(e.evictedAt))})
+			}
 			objs = append(objs, cq.Obj(), MakeLocalQueue("default", "lq-"+e.name, "cq-"+e.name).Obj(), w)
 		}
-		return world(t, Options{}, objs...)
+		o := Options{}
+		if len(opts) > 0 {
+			o = opts[0]
+		}
+		return world(t, o, objs...)
 	}
 	sec := time.Second
 
-	// Kueue's input, for the case "Priority sorting is enabled (default)
-	// using pods-ready Creation timestamp". Quokka has no waitForPodsReady:
-	// the evicted entries are plain pending workloads ordered by creation,
-	// which is what the Creation-timestamp case asserts.
+	// Kueue's input for its pods-ready cases: two workloads were evicted for
+	// a PodsReady timeout at 2 s, one created at 0, one at 1 s.
 	input := []ksEntry{
 		{name: "old_borrowing", created: 0, level: 1},
 		{name: "old", created: sec},
@@ -86,12 +94,25 @@ func TestKueueScheduleEntryOrdering(t *testing.T) {
 		{name: "high_pri_borrowing", created: 3 * sec, priority: 1, level: 1},
 		{name: "new_high_pri", created: 4 * sec, priority: 1},
 		{name: "new_borrowing", created: 3 * sec, level: 1},
-		{name: "evicted_borrowing", created: sec, level: 1},
-		{name: "recently_evicted", created: 0},
+		{name: "evicted_borrowing", created: sec, level: 1, evictedAt: 2 * sec},
+		{name: "recently_evicted", created: 0, evictedAt: 2 * sec},
 		{name: "high_pri_borrowing_more", created: 3 * sec, priority: 1, level: 2},
 	}
+	// requeuingStrategy.timestamp Eviction (Kueue's default) orders a
+	// workload evicted for a PodsReady timeout by its eviction; Creation by
+	// its creation.
+	podsReady := func(byEviction bool) Options {
+		return Options{WaitForPodsReady: &WaitForPodsReady{Timeout: time.Hour, BackoffBase: time.Second, OrderByEviction: byEviction}}
+	}
+	t.Run("Priority sorting is enabled (default) using pods-ready Eviction timestamp (default)", func(t *testing.T) {
+		s := build(t, input, podsReady(true))
+		want := []string{"new_high_pri", "old", "recently_evicted", "new", "high_pri_borrowing", "old_borrowing", "evicted_borrowing", "new_borrowing", "high_pri_borrowing_more"}
+		if got := ksAdmitOrder(s.Cycle(now)); !slices.Equal(got, want) {
+			t.Errorf("admission order\n  got  %v\n  want %v", got, want)
+		}
+	})
 	t.Run("Priority sorting is enabled (default) using pods-ready Creation timestamp", func(t *testing.T) {
-		s := build(t, input)
+		s := build(t, input, podsReady(false))
 		ds := s.Cycle(now)
 		want := []string{"new_high_pri", "recently_evicted", "old", "new", "high_pri_borrowing", "old_borrowing", "evicted_borrowing", "new_borrowing", "high_pri_borrowing_more"}
 		if got := ksAdmitOrder(ds); !slices.Equal(got, want) {
