@@ -66,7 +66,9 @@ func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult
 			writes = append(writes, d)
 			continue
 		}
-		if tally.pending(p) {
+		// The workload a blockAdmission cycle stopped at is explained even
+		// when it is not its queue's first: Kueue writes it before it blocks.
+		if head := tally.pending(p); head || p.Reason == scheduler.ReasonWaitingForPodsReady {
 			res.pendingKeys[p.Workload] = struct{}{}
 			if !l.pending.seen(p.Workload, p.Reason, p.Message) && l.deferred.due(p, now) {
 				writes = append(writes, d)

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -106,5 +107,27 @@ func TestPendingCountsManyLocalQueues(t *testing.T) {
 	}
 	if !res.walkedCQ["cq"] || len(res.walkedCQ) != 1 {
 		t.Errorf("walked %v, want only cq", res.walkedCQ)
+	}
+}
+
+// The workload a blockAdmission cycle stopped at gets its Waiting reason
+// written even when its queue's head was another workload, as Kueue writes
+// it for the workload it blocks on; the workloads behind a head still get
+// none.
+func TestWaitingForPodsReadyIsWrittenBehindAHead(t *testing.T) {
+	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: "ns", Name: n} }
+	decisions := []scheduler.Decision{
+		scheduler.Pending{Workload: key("head"), ClusterQueue: "a", Reason: "InsufficientQuota"},
+		scheduler.Pending{Workload: key("second"), ClusterQueue: "a", Reason: "InsufficientQuota"},
+		scheduler.Pending{Workload: key("waiting"), ClusterQueue: "a", Reason: scheduler.ReasonWaitingForPodsReady},
+	}
+	l := &loop{pending: newPendingTracker(), deferred: newDeferredReasons(0)}
+	_, writes := l.plan(decisions, time.Now())
+	var got []string
+	for _, w := range writes {
+		got = append(got, w.WorkloadKey().Name)
+	}
+	if fmt.Sprint(got) != "[head waiting]" {
+		t.Fatalf("writes for %v, want the head's and the waiting workload's", got)
 	}
 }

@@ -49,7 +49,9 @@ func startManagerWith(t *testing.T, configure func(*configapi.Configuration), re
 }
 
 // startManagerOpts also sets the scheduling loop's options.
-func startManagerOpts(t *testing.T, configure func(*configapi.Configuration), registry *prometheus.Registry, loop core.LoopOptions) *runningManager {
+// Extra controllers (the Job integration, say) run beside the core.
+func startManagerOpts(t *testing.T, configure func(*configapi.Configuration), registry *prometheus.Registry, loop core.LoopOptions,
+	extra ...cli.Controller) *runningManager {
 	t.Helper()
 	cfg := configapi.Default()
 	cfg.LeaderElection.LeaderElect = ptr.To(false)
@@ -62,13 +64,13 @@ func startManagerOpts(t *testing.T, configure func(*configapi.Configuration), re
 	restConfig := rest.CopyConfig(env.Config)
 	mgr, err := cli.NewManager(restConfig, cfg, cli.ManagerOptions{
 		MetricsSecure: false,
-		Controllers: []cli.Controller{{Name: "core", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
+		Controllers: append([]cli.Controller{{Name: "core", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
 			opts := core.Options{Loop: loop}
 			if registry != nil {
 				opts.Registerer = registry
 			}
 			return core.Setup(mgr, cfg, opts)
-		}}},
+		}}}, extra...),
 	})
 	if err != nil {
 		t.Fatalf("creating manager: %v", err)
