@@ -3,7 +3,10 @@ package scheduler
 import (
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	config "quokka.dev/quokka/apis/config/v1beta2"
+	"quokka.dev/quokka/engine/workload"
 )
 
 // OptionsFromConfiguration resolves a validated Configuration into engine options,
@@ -25,7 +28,26 @@ func OptionsFromConfiguration(cfg *config.Configuration) Options {
 	if w := cfg.WaitForPodsReady; w != nil {
 		opts.WaitForPodsReady = waitForPodsReadyOptions(w)
 	}
+	if r := cfg.Resources; r != nil {
+		opts.Resources = resourceRules(r)
+	}
 	return opts
+}
+
+// resourceRules resolves a validated resources block.
+func resourceRules(r *config.Resources) *workload.ResourceRules {
+	out := &workload.ResourceRules{ExcludePrefixes: r.ExcludeResourcePrefixes}
+	if len(r.Transformations) > 0 {
+		out.Transformations = make(map[corev1.ResourceName]workload.Transformation, len(r.Transformations))
+	}
+	for _, t := range r.Transformations {
+		out.Transformations[t.Input] = workload.Transformation{
+			Replace:    t.Strategy != nil && *t.Strategy == config.Replace,
+			MultiplyBy: t.MultiplyBy,
+			Outputs:    t.Outputs,
+		}
+	}
+	return out
 }
 
 // waitForPodsReadyOptions resolves a defaulted waitForPodsReady block.

@@ -40,3 +40,29 @@ func TestOptionsFromConfiguration(t *testing.T) {
 		t.Errorf("got %+v, want fair sharing with both strategies, DQO on and preemptors waiting on overlapping targets", o)
 	}
 }
+
+// The Configuration's resources block reaches the engine: excluded prefixes,
+// and each transformation by its input, Retain by default (Kueue's default).
+func TestOptionsFromConfigurationResources(t *testing.T) {
+	cfg, err := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n" +
+		"resources:\n  excludeResourcePrefixes: [networking.example.com/]\n  transformations:\n" +
+		"  - input: cpu\n    outputs:\n      cpu_credits: \"1\"\n" +
+		"  - input: nvidia.com/gpumem\n    strategy: Replace\n    multiplyBy: nvidia.com/gpu\n    outputs:\n      example.com/total-gpumem: \"1\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := OptionsFromConfiguration(cfg).Resources
+	if r == nil || len(r.ExcludePrefixes) != 1 || r.ExcludePrefixes[0] != "networking.example.com/" {
+		t.Fatalf("resources %+v, want the excluded prefix", r)
+	}
+	cpu, mem := r.Transformations["cpu"], r.Transformations["nvidia.com/gpumem"]
+	if cpu.Replace || cpu.Outputs.Name("cpu_credits", "").String() != "1" {
+		t.Errorf("cpu transformation %+v, want Retain (the default) into 1 cpu_credits", cpu)
+	}
+	if !mem.Replace || mem.MultiplyBy != "nvidia.com/gpu" || mem.Outputs.Name("example.com/total-gpumem", "").String() != "1" {
+		t.Errorf("gpumem transformation %+v, want Replace, multiplied by nvidia.com/gpu", mem)
+	}
+	if plain, _ := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n")); OptionsFromConfiguration(plain).Resources != nil {
+		t.Error("a Configuration without a resources block gave resource rules")
+	}
+}

@@ -39,7 +39,7 @@ type DryRunResult struct {
 // except to count those ahead of it. When it does not fit, Victims says whom
 // preemption would evict for it.
 func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
-	info, err := workload.FromAPI(wl)
+	info, err := workload.FromAPIWith(wl, s.opts.Resources)
 	if err != nil {
 		return DryRunResult{Reason: ReasonInvalid, Message: err.Error()}
 	}

@@ -58,6 +58,10 @@ type Options struct {
 	// Configuration's waitForPodsReady block); nil turns it off, as the
 	// simulator does, whose pods are ready at admission.
 	WaitForPodsReady *WaitForPodsReady
+	// Resources decides what pod sets' requests count as (the
+	// Configuration's resources block: excluded prefixes and
+	// transformations); nil counts them as requested.
+	Resources *workload.ResourceRules
 }
 
 // WaitForPodsReady: an admitted workload whose PodsReady condition is not

@@ -102,7 +102,12 @@ type PodsReady struct {
 
 // FromAPI converts a Workload. Errors name the field path of the quantity that
 // cannot be converted.
-func FromAPI(wl *kueue.Workload) (*Info, error) {
+func FromAPI(wl *kueue.Workload) (*Info, error) { return FromAPIWith(wl, nil) }
+
+// FromAPIWith is FromAPI with the Configuration's resources block: the pod
+// sets' requests are what rules count (see ResourceRules). An admission's
+// resourceUsage, written when it was made, is taken as it is.
+func FromAPIWith(wl *kueue.Workload, rules *ResourceRules) (*Info, error) {
 	info := &Info{
 		Key:       types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name},
 		UID:       wl.UID,
@@ -164,12 +169,13 @@ func FromAPI(wl *kueue.Workload) (*Info, error) {
 		if name == "" {
 			name = string(kueue.DefaultPodSetName)
 		}
+		perPod, zero := rules.apply(perPod, ZeroRequests(&ps.Template.Spec, perPod))
 		info.PodSets = append(info.PodSets, PodSet{
 			Name:             name,
 			Count:            ps.Count,
 			PerPod:           perPod,
 			Total:            scale(perPod, ps.Count),
-			Zero:             ZeroRequests(&ps.Template.Spec, perPod),
+			Zero:             zero,
 			NodeSelector:     copyMap(ps.Template.Spec.NodeSelector),
 			RequiredAffinity: requiredAffinity(&ps.Template.Spec),
 			Tolerations:      append([]corev1.Toleration(nil), ps.Template.Spec.Tolerations...),

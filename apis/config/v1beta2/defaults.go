@@ -105,6 +105,7 @@ func SetDefaults(c *Configuration, env Environment) {
 	}
 
 	setWaitForPodsReadyDefaults(c)
+	setResourcesDefaults(c)
 
 	if c.Integrations == nil {
 		c.Integrations = &Integrations{}

@@ -50,6 +50,10 @@ type Configuration struct {
 
 	// ObjectRetentionPolicies deletes Workloads some time after they finish.
 	ObjectRetentionPolicies *ObjectRetentionPolicies `json:"objectRetentionPolicies,omitempty"`
+
+	// Resources decides what pods' requests count as against quota (see
+	// resources.go).
+	Resources *Resources `json:"resources,omitempty"`
 }
 
 // ObjectRetentionPolicies holds retention settings per kind, as Kueue's.

@@ -91,6 +91,10 @@ leaderElection:
 `,
 		"negative qps disables rate limiting": header + "clientConnection:\n  qps: -1\n  burst: 0\n",
 		"blockAdmission":                      header + "waitForPodsReady:\n  blockAdmission: true\n",
+		// Kueue: "valid .resources.transformations".
+		"resources": header + "resources:\n  excludeResourcePrefixes: [networking.example.com/]\n  transformations:\n" +
+			"  - input: cpu\n    strategy: Retain\n  - input: memory\n    strategy: Replace\n" +
+			"  - input: nvidia.com/gpumem\n    multiplyBy: nvidia.com/gpu\n    outputs:\n      example.com/total-gpumem: \"1\"\n",
 		"waitForPodsReady shape": header + `
 waitForPodsReady:
   timeout: 10m
@@ -191,6 +195,17 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 			"objectRetentionPolicies.workloads.afterFinished", []string{"negative"}},
 		{"unknown requeuing timestamp", header + "waitForPodsReady:\n  requeuingStrategy:\n    timestamp: Admission\n", "waitForPodsReady.requeuingStrategy.timestamp", nil},
 		{"negative backoff", header + "waitForPodsReady:\n  requeuingStrategy:\n    backoffLimitCount: -1\n", "waitForPodsReady.requeuingStrategy.backoffLimitCount", nil},
+
+		// resources (Kueue: pkg/config/validation_test.go, "invalid
+		// .resources.transformations.strategy" and "… .inputs").
+		{"unknown transformation strategy", header + "resources:\n  transformations:\n  - input: cpu\n    strategy: invalid\n",
+			"resources.transformations[0].strategy", []string{"Retain", "Replace"}},
+		{"transformation input twice", header + "resources:\n  transformations:\n  - input: cpu\n    strategy: Retain\n" +
+			"  - input: memory\n    strategy: Retain\n  - input: cpu\n    strategy: Retain\n", "resources.transformations[2].input", []string{"Duplicate"}},
+		{"transformation without input", header + "resources:\n  transformations:\n  - strategy: Replace\n", "resources.transformations[0].input", nil},
+		{"empty excluded prefix", header + "resources:\n  excludeResourcePrefixes: [\"\"]\n", "resources.excludeResourcePrefixes[0]", []string{"every resource"}},
+		{"quotaCheckStrategy is not implemented", header + "resources:\n  quotaCheckStrategy: BlockAdmission\n", "resources.quotaCheckStrategy", []string{"unknown field"}},
+		{"deviceClassMappings are not implemented", header + "resources:\n  deviceClassMappings: []\n", "resources.deviceClassMappings", []string{"unknown field"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

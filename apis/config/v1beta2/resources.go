@@ -1,0 +1,89 @@
+package v1beta2
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Resources is Kueue's resources block: which requests count against quota,
+// and as what. Kueue's quotaCheckStrategy and deviceClassMappings (dynamic
+// resource allocation) are not implemented, so, like every field this type
+// does not have, they are refused when the file is decoded.
+type Resources struct {
+	// ExcludeResourcePrefixes: requests of a resource whose name starts
+	// with one of these are not counted (nor need quota).
+	ExcludeResourcePrefixes []string `json:"excludeResourcePrefixes,omitempty"`
+	// Transformations turn a requested resource into others; at most one
+	// per input.
+	Transformations []ResourceTransformation `json:"transformations,omitempty"`
+}
+
+// ResourceTransformationStrategy says whether a transformed input is still
+// counted.
+type ResourceTransformationStrategy string
+
+const (
+	// Retain counts the input as requested besides its outputs.
+	Retain ResourceTransformationStrategy = "Retain"
+	// Replace counts only the outputs.
+	Replace ResourceTransformationStrategy = "Replace"
+)
+
+// ResourceTransformation is one input resource and what each unit of it
+// counts as.
+type ResourceTransformation struct {
+	// Input is the requested resource transformed.
+	Input corev1.ResourceName `json:"input"`
+	// Strategy defaults to Retain.
+	Strategy *ResourceTransformationStrategy `json:"strategy,omitempty"`
+	// MultiplyBy, when set, names a resource whose request multiplies the
+	// input before the outputs are computed (the retained input is not
+	// multiplied).
+	MultiplyBy corev1.ResourceName `json:"multiplyBy,omitempty"`
+	// Outputs are the resources and amounts one unit of input counts as; a
+	// negative amount is an allowance taken off what the transformations
+	// generate under that name. Empty outputs with Replace make the input
+	// not counted.
+	Outputs corev1.ResourceList `json:"outputs,omitempty"`
+}
+
+func setResourcesDefaults(c *Configuration) {
+	if c.Resources == nil {
+		return
+	}
+	for i := range c.Resources.Transformations {
+		if t := &c.Resources.Transformations[i]; t.Strategy == nil {
+			s := Retain
+			t.Strategy = &s
+		}
+	}
+}
+
+// validateResources checks the transformations as Kueue does: a known
+// strategy, and one transformation per input.
+func validateResources(r *Resources, p *field.Path) field.ErrorList {
+	if r == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	seen := map[corev1.ResourceName]bool{}
+	tp := p.Child("transformations")
+	for i, t := range r.Transformations {
+		if t.Input == "" {
+			errs = append(errs, field.Required(tp.Index(i).Child("input"), "names the requested resource to transform"))
+		}
+		if t.Strategy != nil && *t.Strategy != Retain && *t.Strategy != Replace {
+			errs = append(errs, field.NotSupported(tp.Index(i).Child("strategy"), *t.Strategy, []ResourceTransformationStrategy{Retain, Replace}))
+		}
+		if seen[t.Input] {
+			errs = append(errs, field.Duplicate(tp.Index(i).Child("input"), t.Input))
+		}
+		seen[t.Input] = true
+	}
+	for i, prefix := range r.ExcludeResourcePrefixes {
+		if prefix == "" {
+			errs = append(errs, field.Invalid(p.Child("excludeResourcePrefixes").Index(i), prefix, "an empty prefix would exclude every resource"))
+		}
+	}
+	return errs
+}
