@@ -46,11 +46,14 @@ func pendingUnchanged(wl *kueue.Workload, reason, _ string) bool {
 }
 
 // setAdmitted records an admission as Kueue does without admission checks:
-// QuotaReserved and Admitted become True, and conditions left over from a
+// QuotaReserved and Admitted become True, resourceRequests goes (as in
+// Kueue), and conditions left over from a
 // previous eviction turn False so that readers (and this controller) do not
 // mistake the new admission for an evicted one.
 func setAdmitted(wl *kueue.Workload, adm *kueue.Admission, message string) {
 	wl.Status.Admission = adm
+	// The admission's resourceUsage says what resourceRequests said.
+	wl.Status.ResourceRequests = nil
 	if rs := wl.Status.RequeueState; rs != nil && rs.RequeueAt != nil {
 		// The back-off is over (the engine admits nothing before it);
 		// Kueue clears it and says so, here in the admission's write.

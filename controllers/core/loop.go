@@ -14,6 +14,7 @@ import (
 
 	"quokka.dev/quokka/controllers/core/metrics"
 	"quokka.dev/quokka/engine/scheduler"
+	"quokka.dev/quokka/engine/workload"
 )
 
 // loop is the scheduling loop: it runs a cycle whenever a reconciler signals a
@@ -40,6 +41,9 @@ type loop struct {
 	opts   LoopOptions
 	// fairSharing publishes weighted shares in queue and cohort status.
 	fairSharing bool
+	// rules are the Configuration's resources block, for the
+	// resourceRequests written with a pending reason (resourcerequests.go).
+	rules *workload.ResourceRules
 	// sampleEvery is admission fair sharing's sampling interval: the loop
 	// runs a cycle at least that often, so that LocalQueue usage is sampled
 	// (and written to status) on a quiet cluster too. Zero without it.

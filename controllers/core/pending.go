@@ -90,10 +90,17 @@ func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
 		return nil
 	}
 	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
-		if wl.Status.Admission != nil || isTrue(wl, kueue.WorkloadFinished) || pendingUnchanged(wl, d.Reason, d.Message) {
+		if wl.Status.Admission != nil || isTrue(wl, kueue.WorkloadFinished) {
+			return errSkip
+		}
+		requests, counted := resourceRequests(wl, l.rules)
+		if pendingUnchanged(wl, d.Reason, d.Message) && (!counted || sameRequests(wl.Status.ResourceRequests, requests)) {
 			return errSkip
 		}
 		setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, d.Reason, d.Message)
+		if counted {
+			wl.Status.ResourceRequests = requests
+		}
 		return nil
 	})
 	switch {

@@ -42,7 +42,8 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	engine := NewEngine(scheduler.OptionsFromConfiguration(cfg))
+	engineOpts := scheduler.OptionsFromConfiguration(cfg)
+	engine := NewEngine(engineOpts)
 	role := NewRole(cfg.LeaderElectionEnabled())
 	if err := mgr.Add(watchElection{role: role, elected: mgr.Elected()}); err != nil {
 		return fmt.Errorf("adding leader election watch: %w", err)
@@ -97,6 +98,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		now:            opts.Now,
 
 		fairSharing: cfg.FairSharingEnabled(),
+		rules:       engineOpts.Resources,
 	}
 	if cfg.AdmissionFairSharingEnabled() {
 		l.sampleEvery = cfg.AdmissionFairSharing.UsageSamplingInterval.Duration

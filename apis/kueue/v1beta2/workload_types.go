@@ -244,6 +244,28 @@ type WorkloadStatus struct {
 	// field above, kept and not read by Quokka.
 	// +optional
 	SchedulingStats *SchedulingStats `json:"schedulingStats,omitempty"`
+
+	// resourceRequests is what each pod set of a workload that is not
+	// admitted counts as against quota, once the manager's resources block
+	// (excluded prefixes, transformations) is applied; written with its
+	// pending reason, cleared on admission, where admission.resourceUsage
+	// says the same.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	ResourceRequests []PodSetRequest `json:"resourceRequests,omitempty"`
+}
+
+// PodSetRequest is what one pod set counts as against quota.
+type PodSetRequest struct {
+	// name is the pod set's name in spec.podSets.
+	// +kubebuilder:default=main
+	// +required
+	Name PodSetReference `json:"name"`
+	// resources are the requests of all the pod set's pods together.
+	// +optional
+	Resources corev1.ResourceList `json:"resources,omitempty"`
 }
 
 // SchedulingStats are a workload's scheduling statistics.

@@ -79,6 +79,26 @@ func TestKueueResourceTransformationsThroughTheManager(t *testing.T) {
 		}
 		return ""
 	})
+	// A workload that does not fit says, in status.resourceRequests beside
+	// its pending reason, what it counts as (Kueue's PropagateResourceRequests);
+	// an admitted one has none (its admission's resourceUsage says it).
+	create(t, makeWL(ns, "too-big", "test-lq", "nvidia.com/gpu", "10", "nvidia.com/gpucores", "100"))
+	eventually(t, 20*time.Second, func() string {
+		w := getWL(t, ns, "too-big")
+		c := cond(w, kueue.WorkloadQuotaReserved)
+		if c == nil || c.Status != "False" || len(w.Status.ResourceRequests) != 1 {
+			return fmt.Sprintf("too-big: QuotaReserved %+v, resourceRequests %+v", c, w.Status.ResourceRequests)
+		}
+		got := w.Status.ResourceRequests[0].Resources
+		if q := got["nvidia.com/total-gpucores"]; q.Cmp(resource.MustParse("1000")) != 0 || len(got) != 2 {
+			return fmt.Sprintf("too-big: resourceRequests %v, want 10 gpus and 1000 total-gpucores", got)
+		}
+		return ""
+	})
+	if rr := getWL(t, ns, "multiply-wl").Status.ResourceRequests; len(rr) != 0 {
+		t.Errorf("admitted multiply-wl has resourceRequests %v", rr)
+	}
+
 	var cq kueue.ClusterQueue
 	eventually(t, 20*time.Second, func() string {
 		if err := env.Client.Get(t.Context(), keyOf("", ns), &cq); err != nil {
