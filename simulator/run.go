@@ -208,6 +208,7 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 	if cfg.AdmissionFairSharingEnabled() {
 		opts.AdmissionFairSharing = cfg.AdmissionFairSharing
 	}
+	opts.Resources = cfg.Resources
 	eng, err := s.opts.NewEngine(opts)
 	if err != nil {
 		if src != nil {

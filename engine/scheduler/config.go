@@ -28,14 +28,16 @@ func OptionsFromConfiguration(cfg *config.Configuration) Options {
 	if w := cfg.WaitForPodsReady; w != nil {
 		opts.WaitForPodsReady = waitForPodsReadyOptions(w)
 	}
-	if r := cfg.Resources; r != nil {
-		opts.Resources = resourceRules(r)
-	}
+	opts.Resources = ResourceRules(cfg.Resources)
 	return opts
 }
 
-// resourceRules resolves a validated resources block.
-func resourceRules(r *config.Resources) *workload.ResourceRules {
+// ResourceRules resolves a validated resources block (nil for none) into
+// the engine's rules, for every driver that reads a Configuration.
+func ResourceRules(r *config.Resources) *workload.ResourceRules {
+	if r == nil {
+		return nil
+	}
 	out := &workload.ResourceRules{ExcludePrefixes: r.ExcludeResourcePrefixes}
 	if len(r.Transformations) > 0 {
 		out.Transformations = make(map[corev1.ResourceName]workload.Transformation, len(r.Transformations))
