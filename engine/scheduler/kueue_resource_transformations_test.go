@@ -166,3 +166,62 @@ func admittedAs(w *WorkloadWrapper, a Admit) *kueue.Workload {
 	out.Status.Admission = adm
 	return out
 }
+
+// Kueue: SchedulerWithExcludeResourcePrefixes
+// (test/integration/singlecluster/scheduler/excluderesources, v0.19.2), its
+// four cases: with networking.example.com/ and storage.example.com/
+// excluded, a request of either is not charged (the admission's usage has
+// no such key); cpu still needs quota; a prefix matches exactly
+// (networking.other.com/vpc is charged, against its quota).
+func TestKueueSchedulerWithExcludeResourcePrefixes(t *testing.T) {
+	rules := &workload.ResourceRules{ExcludePrefixes: []string{"networking.example.com/", "storage.example.com/"}}
+	suite := func(wls ...*kueue.Workload) *Scheduler {
+		objs := []any{MakeFlavor("default").Obj(),
+			MakeClusterQueue("test-cq").Quota("default", "cpu", "10").Quota("default", "memory", "10Gi").
+				Quota("default", "networking.other.com/vpc", "1000").Obj(),
+			MakeLocalQueue("ns", "test-lq", "test-cq").Obj()}
+		for _, w := range wls {
+			objs = append(objs, w)
+		}
+		return world(t, Options{Resources: rules}, objs...)
+	}
+	usageOf := func(t *testing.T, ds []Decision, name string) resources.Requests {
+		t.Helper()
+		for _, a := range admits(ds) {
+			if a.Workload.Name == name {
+				return a.PodSets[0].Usage
+			}
+		}
+		t.Fatalf("%s not admitted: %v", name, ds)
+		return nil
+	}
+	t.Run("should admit workload ignoring excluded resource", func(t *testing.T) {
+		s := suite(MakeWorkload("ns", "test-wl").Queue("test-lq").Request("cpu", "1").Request("networking.example.com/vpc", "100").Obj())
+		u := usageOf(t, s.Cycle(now), "test-wl")
+		if _, ok := u["networking.example.com/vpc"]; ok || u["cpu"] != 1000 {
+			t.Fatalf("usage %v, want cpu and no networking.example.com/vpc", u)
+		}
+	})
+	t.Run("should ignore multiple excluded resource prefixes", func(t *testing.T) {
+		s := suite(MakeWorkload("ns", "multi-exclude-wl").Queue("test-lq").Request("cpu", "2").
+			Request("networking.example.com/vpc", "10").Request("storage.example.com/disk", "50").Obj())
+		u := usageOf(t, s.Cycle(now), "multi-exclude-wl")
+		if len(u) != 1 || u["cpu"] != 2000 {
+			t.Fatalf("usage %v, want cpu alone", u)
+		}
+	})
+	t.Run("should enforce quota for non-excluded resources", func(t *testing.T) {
+		s := suite(MakeWorkload("ns", "quota-wl-1").Queue("test-lq").Request("cpu", "8").Request("networking.example.com/vpc", "1000").Obj())
+		usageOf(t, s.Cycle(now), "quota-wl-1")
+		apply(t, s, MakeWorkload("ns", "quota-wl-2").Queue("test-lq").Request("cpu", "5").Request("networking.example.com/vpc", "1").
+			Created(time.Second).Obj())
+		mustStillPending(t, s, s.Cycle(now.Add(time.Second)), "quota-wl-2", ReasonInsufficientQuota)
+	})
+	t.Run("should use exact prefix matching", func(t *testing.T) {
+		s := suite(MakeWorkload("ns", "prefix-test-wl").Queue("test-lq").Request("cpu", "1").Request("networking.other.com/vpc", "100").Obj())
+		u := usageOf(t, s.Cycle(now), "prefix-test-wl")
+		if u["networking.other.com/vpc"] != 100 || u["cpu"] != 1000 {
+			t.Fatalf("usage %v, want networking.other.com/vpc charged beside cpu", u)
+		}
+	})
+}
