@@ -159,6 +159,11 @@ type Options struct {
 	// caller that will not show why the workload does not fit; explaining
 	// costs more than deciding.
 	Quiet bool
+	// IgnoreUndeclared is Kueue's quotaCheckStrategy IgnoreUndeclared:
+	// requests of a resource no resource group of the queue covers are
+	// left out of the assignment and of the usage, instead of making the
+	// workload inadmissible there (ResourceNotCovered).
+	IgnoreUndeclared bool
 }
 
 // Assign finds flavors for the pod sets in queue cq, as Kueue's flavor
@@ -218,7 +223,7 @@ func (a *assigner) run(podSets []workload.PodSet) Result {
 				uncovered = r
 			}
 		}
-		if uncovered != "" {
+		if uncovered != "" && !a.opts.IgnoreUndeclared {
 			return notCovered(a.cq, ps, uncovered, len(podSets) > 1)
 		}
 		var buf [8]corev1.ResourceName

@@ -38,7 +38,8 @@ func ResourceRules(r *config.Resources) *workload.ResourceRules {
 	if r == nil {
 		return nil
 	}
-	out := &workload.ResourceRules{ExcludePrefixes: r.ExcludeResourcePrefixes}
+	out := &workload.ResourceRules{ExcludePrefixes: r.ExcludeResourcePrefixes,
+		IgnoreUndeclared: r.QuotaCheckStrategy != nil && *r.QuotaCheckStrategy == config.QuotaCheckIgnoreUndeclared}
 	if len(r.Transformations) > 0 {
 		out.Transformations = make(map[corev1.ResourceName]workload.Transformation, len(r.Transformations))
 	}

@@ -62,6 +62,16 @@ func TestOptionsFromConfigurationResources(t *testing.T) {
 	if !mem.Replace || mem.MultiplyBy != "nvidia.com/gpu" || mem.Outputs.Name("example.com/total-gpumem", "").String() != "1" {
 		t.Errorf("gpumem transformation %+v, want Replace, multiplied by nvidia.com/gpu", mem)
 	}
+	if r.IgnoreUndeclared {
+		t.Error("quotaCheckStrategy left out gave IgnoreUndeclared; Kueue's default is BlockUndeclared")
+	}
+	ig, err := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n  quotaCheckStrategy: IgnoreUndeclared\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := OptionsFromConfiguration(ig).Resources; r == nil || !r.IgnoreUndeclared {
+		t.Errorf("quotaCheckStrategy IgnoreUndeclared gave %+v", r)
+	}
 	if plain, _ := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n")); OptionsFromConfiguration(plain).Resources != nil {
 		t.Error("a Configuration without a resources block gave resource rules")
 	}

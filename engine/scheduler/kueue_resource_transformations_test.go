@@ -225,3 +225,57 @@ func TestKueueSchedulerWithExcludeResourcePrefixes(t *testing.T) {
 		}
 	})
 }
+
+// Kueue: test/e2e/sequential/baseline/quota_check_strategy_test.go
+// (v0.19.2), "QuotaCheckStrategy", as facts through cycles: with
+// quotaCheckStrategy IgnoreUndeclared, a ClusterQueue covering only cpu
+// admits a workload that also requests memory, charging cpu alone ("should
+// not report metrics for resource usage for undeclared resources": its
+// usage has no memory), and a higher-priority one of the same shape preempts
+// it ("Preemption is enabled"); with the default BlockUndeclared the
+// undeclared memory keeps the workload out (ResourceNotCovered).
+func TestKueueQuotaCheckStrategy(t *testing.T) {
+	objs := func(wls ...*kueue.Workload) []any {
+		out := []any{MakeFlavor("test-flavor").Obj(),
+			MakeClusterQueue("test-cq").Quota("test-flavor", "cpu", "100").
+				Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Obj(),
+			MakeLocalQueue("ns", "test-lq", "test-cq").Obj()}
+		for _, w := range wls {
+			out = append(out, w)
+		}
+		return out
+	}
+	job := func(name string, cpu string, prio int32, created time.Duration) *WorkloadWrapper {
+		return MakeWorkload("ns", name).Queue("test-lq").Request("cpu", cpu).Request("memory", "1Gi").Priority(prio).Created(created)
+	}
+	ignore := Options{Resources: &workload.ResourceRules{IgnoreUndeclared: true}}
+
+	t.Run("BlockUndeclared (the default)", func(t *testing.T) {
+		s := world(t, Options{}, objs(job("ignoreundeclared-job", "1", 0, 0).Obj())...)
+		mustPending(t, s.Cycle(now), "ignoreundeclared-job", ReasonResourceNotCovered)
+	})
+	t.Run("should not report metrics for resource usage for undeclared resources", func(t *testing.T) {
+		s := world(t, ignore, objs(job("ignoreundeclared-job", "1", 0, 0).Obj())...)
+		if got := admittedNames(s.Cycle(now)); !reflect.DeepEqual(got, []string{"ignoreundeclared-job"}) {
+			t.Fatalf("admitted %v, want the job", got)
+		}
+		if cpu, mem := usage(t, s, "test-cq", "test-flavor", "cpu"), usage(t, s, "test-cq", "test-flavor", "memory"); cpu != 1000 || mem != 0 {
+			t.Fatalf("usage cpu %d, memory %d; want 1 cpu and no memory", cpu, mem)
+		}
+	})
+	t.Run("Preemption is enabled", func(t *testing.T) {
+		s := world(t, ignore, objs(job("low-job", "100", 10, 0).Obj())...)
+		if got := admittedNames(s.Cycle(now)); !reflect.DeepEqual(got, []string{"low-job"}) {
+			t.Fatalf("admitted %v, want low-job", got)
+		}
+		apply(t, s, job("high-job", "100", 100, time.Second).Obj())
+		ps := preempts(s.Cycle(now.Add(time.Second)))
+		if len(ps) != 1 || len(ps[0].Victims) != 1 || ps[0].Victims[0].Workload.Name != "low-job" {
+			t.Fatalf("preemptions %+v, want high-job to preempt low-job", ps)
+		}
+		s.EvictWorkload(key("ns", "low-job"))
+		if got := admittedNames(s.Cycle(now.Add(2 * time.Second))); !reflect.DeepEqual(got, []string{"high-job"}) {
+			t.Fatalf("admitted %v, want high-job", got)
+		}
+	})
+}

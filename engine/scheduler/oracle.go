@@ -61,7 +61,8 @@ func (s *Scheduler) preemptorOf(q *quota.ClusterQueue, r *record, a *flavorassig
 // kindOptions are the flavor assigner's options that depend on q only, for
 // the shortcuts that ask the assigner's rules without assigning.
 func (s *Scheduler) kindOptions(q *quota.ClusterQueue) flavorassigner.Options {
-	return flavorassigner.Options{FairSharing: s.strategies != nil, RulesMayPreempt: s.rulesOf(q).MaySelect()}
+	return flavorassigner.Options{FairSharing: s.strategies != nil, RulesMayPreempt: s.rulesOf(q).MaySelect(),
+		IgnoreUndeclared: s.opts.Resources != nil && s.opts.Resources.IgnoreUndeclared}
 }
 
 // assignOptions are the flavor assigner's options for r in q. A queue that

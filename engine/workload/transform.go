@@ -22,6 +22,10 @@ import (
 type ResourceRules struct {
 	ExcludePrefixes []string
 	Transformations map[corev1.ResourceName]Transformation
+	// IgnoreUndeclared is quotaCheckStrategy IgnoreUndeclared: a request of
+	// a resource no resource group of a ClusterQueue covers is not checked
+	// there (the flavor assigner reads it; requests are counted as above).
+	IgnoreUndeclared bool
 }
 
 // Transformation is one resources.transformations entry.
@@ -46,7 +50,7 @@ type Transformation struct {
 // covers the whole output) go to the zero list, which stays sorted.
 func (r *ResourceRules) apply(perPod resources.Requests, zero []corev1.ResourceName) (resources.Requests, []corev1.ResourceName) {
 	if r == nil || len(r.ExcludePrefixes) == 0 && len(r.Transformations) == 0 {
-		return perPod, zero
+		return perPod, zero // IgnoreUndeclared is the flavor assigner's
 	}
 	in := make(map[corev1.ResourceName]*big.Rat, len(perPod)+len(zero))
 	for name, v := range perPod {

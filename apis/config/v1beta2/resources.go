@@ -6,10 +6,15 @@ import (
 )
 
 // Resources is Kueue's resources block: which requests count against quota,
-// and as what. Kueue's quotaCheckStrategy and deviceClassMappings (dynamic
-// resource allocation) are not implemented, so, like every field this type
-// does not have, they are refused when the file is decoded.
+// and as what. Kueue's deviceClassMappings (dynamic resource allocation) are
+// not implemented, so, like every field this type does not have, they are
+// refused when the file is decoded.
 type Resources struct {
+	// QuotaCheckStrategy is BlockUndeclared (the default: a request of a
+	// resource a ClusterQueue does not cover keeps the workload out of it)
+	// or IgnoreUndeclared (such requests are not checked there), Kueue's
+	// beta field, on in Kueue v0.19.
+	QuotaCheckStrategy *QuotaCheckStrategy `json:"quotaCheckStrategy,omitempty"`
 	// ExcludeResourcePrefixes: requests of a resource whose name starts
 	// with one of these are not counted (nor need quota).
 	ExcludeResourcePrefixes []string `json:"excludeResourcePrefixes,omitempty"`
@@ -17,6 +22,18 @@ type Resources struct {
 	// per input.
 	Transformations []ResourceTransformation `json:"transformations,omitempty"`
 }
+
+// QuotaCheckStrategy says which requests a ClusterQueue checks.
+type QuotaCheckStrategy string
+
+const (
+	// QuotaCheckBlockUndeclared checks every request (but excluded
+	// prefixes): one the queue does not cover keeps the workload out.
+	QuotaCheckBlockUndeclared QuotaCheckStrategy = "BlockUndeclared"
+	// QuotaCheckIgnoreUndeclared checks only the requests of resources the
+	// queue covers.
+	QuotaCheckIgnoreUndeclared QuotaCheckStrategy = "IgnoreUndeclared"
+)
 
 // ResourceTransformationStrategy says whether a transformed input is still
 // counted.
@@ -59,8 +76,9 @@ func setResourcesDefaults(c *Configuration) {
 	}
 }
 
-// validateResources checks the transformations as Kueue does: a known
-// strategy, and one transformation per input.
+// validateResources checks the block as Kueue does: a known quota check
+// strategy, not IgnoreUndeclared beside excluded prefixes, a known
+// transformation strategy, and one transformation per input.
 func validateResources(r *Resources, p *field.Path) field.ErrorList {
 	if r == nil {
 		return nil
@@ -79,6 +97,15 @@ func validateResources(r *Resources, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Duplicate(tp.Index(i).Child("input"), t.Input))
 		}
 		seen[t.Input] = true
+	}
+	if qs := r.QuotaCheckStrategy; qs != nil {
+		qp := p.Child("quotaCheckStrategy")
+		switch {
+		case *qs != QuotaCheckBlockUndeclared && *qs != QuotaCheckIgnoreUndeclared:
+			errs = append(errs, field.NotSupported(qp, *qs, []QuotaCheckStrategy{QuotaCheckIgnoreUndeclared, QuotaCheckBlockUndeclared}))
+		case *qs == QuotaCheckIgnoreUndeclared && len(r.ExcludeResourcePrefixes) > 0:
+			errs = append(errs, field.Invalid(qp, *qs, "excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared"))
+		}
 	}
 	for i, prefix := range r.ExcludeResourcePrefixes {
 		if prefix == "" {

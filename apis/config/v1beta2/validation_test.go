@@ -91,6 +91,11 @@ leaderElection:
 `,
 		"negative qps disables rate limiting": header + "clientConnection:\n  qps: -1\n  burst: 0\n",
 		"blockAdmission":                      header + "waitForPodsReady:\n  blockAdmission: true\n",
+		// Kueue: "quotaCheckStrategy with value ignoreundeclared allowed
+		// without excludeResourcePrefixes", "… blockundeclared allowed with
+		// excludeResourcePrefixes".
+		"IgnoreUndeclared":                header + "resources:\n  quotaCheckStrategy: IgnoreUndeclared\n",
+		"BlockUndeclared beside prefixes": header + "resources:\n  quotaCheckStrategy: BlockUndeclared\n  excludeResourcePrefixes: [networking.example.com/]\n",
 		// Kueue: "valid .resources.transformations".
 		"resources": header + "resources:\n  excludeResourcePrefixes: [networking.example.com/]\n  transformations:\n" +
 			"  - input: cpu\n    strategy: Retain\n  - input: memory\n    strategy: Replace\n" +
@@ -204,7 +209,11 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 			"  - input: memory\n    strategy: Retain\n  - input: cpu\n    strategy: Retain\n", "resources.transformations[2].input", []string{"Duplicate"}},
 		{"transformation without input", header + "resources:\n  transformations:\n  - strategy: Replace\n", "resources.transformations[0].input", nil},
 		{"empty excluded prefix", header + "resources:\n  excludeResourcePrefixes: [\"\"]\n", "resources.excludeResourcePrefixes[0]", []string{"every resource"}},
-		{"quotaCheckStrategy is not implemented", header + "resources:\n  quotaCheckStrategy: BlockAdmission\n", "resources.quotaCheckStrategy", []string{"unknown field"}},
+		// Kueue: "quotaCheckStrategy with value ignoreUndeclared not allowed
+		// with excludeResourcePrefixes", "… with unsupported value".
+		{"IgnoreUndeclared beside excluded prefixes", header + "resources:\n  quotaCheckStrategy: IgnoreUndeclared\n  excludeResourcePrefixes: [networking.example.com/]\n",
+			"resources.quotaCheckStrategy", []string{"excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared"}},
+		{"unknown quotaCheckStrategy", header + "resources:\n  quotaCheckStrategy: test\n", "resources.quotaCheckStrategy", []string{"IgnoreUndeclared", "BlockUndeclared"}},
 		{"deviceClassMappings are not implemented", header + "resources:\n  deviceClassMappings: []\n", "resources.deviceClassMappings", []string{"unknown field"}},
 	}
 	for _, tc := range cases {
