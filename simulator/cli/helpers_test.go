@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,6 +36,17 @@ func run(t *testing.T, args ...string) (string, string, error) {
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	return stdout.String(), stderr.String(), err
+}
+
+// worldDir writes manifests to world.yaml in a new temporary directory, for
+// simulate -f, and returns the directory.
+func worldDir(t *testing.T, manifests string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "world.yaml"), []byte(manifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // simulateJSON runs `simulate --output json` and decodes the document.

@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // The simulator runs a job's maximum execution time (the Job label
 // kueue.x-k8s.io/max-exec-time-seconds) as the manager does, through the
@@ -16,7 +12,6 @@ import (
 // it is deactivated, not when its runtime would have ended.
 func TestSimulatorDeactivatesJobsPastTheirMaximumExecutionTime(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	job := func(name, at, runtime, prio, maxExec string) string {
 		labels := `{kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: ` + prio
 		if maxExec != "" {
@@ -67,10 +62,7 @@ metadata: {name: lq, namespace: ns}
 spec: {clusterQueue: cq}
 ` + job("long", "0s", "1h", "low", "100") + job("urgent", "40s", "30s", "high", "") +
 		job("next", "50s", "10s", "low", "") + job("short", "50s", "10s", "low", "60")
-	if err := os.WriteFile(filepath.Join(dir, "world.yaml"), []byte(world), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	doc := simulateJSON(t, "-f", dir, "--until", "10m")
+	doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "10m")
 
 	var longEvicted []float64
 	for _, e := range eventsOf(doc, "Evicted") {

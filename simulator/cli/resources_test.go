@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // The simulator applies the Configuration's resources block as the manager
 // does (spec 000: "The scheduler still applies them as usual"): a MIG slice
@@ -14,7 +10,6 @@ import (
 // no quota.
 func TestSimulatorAppliesResourceTransformations(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	job := func(name string) string {
 		return `---
 apiVersion: batch/v1
@@ -58,10 +53,7 @@ kind: LocalQueue
 metadata: {name: lq, namespace: ns}
 spec: {clusterQueue: cq}
 ` + job("a") + job("b") + job("c") + job("d")
-	if err := os.WriteFile(filepath.Join(dir, "world.yaml"), []byte(world), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	doc := simulateJSON(t, "-f", dir, "--until", "90m")
+	doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "90m")
 	var atStart, later int
 	for _, e := range eventsOf(doc, "Admitted") {
 		switch e.Time {

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -15,7 +13,6 @@ import (
 // neighbour a3 finishing at 10m).
 func TestSimulatorRunsTheCycleAfterAOneCycleHold(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	world := `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: f1}
@@ -53,10 +50,7 @@ metadata: {name: lq3, namespace: ns}
 spec: {clusterQueue: cq3}
 ` + admittedWorkload("a1", "lq1", "cq1", 20, "3", "1h") + admittedWorkload("a3", "lq3", "cq3", 0, "2", "10m") +
 		pendingWorkload("p", "lq3", 10, "2") + pendingWorkload("q", "lq1", 0, "1")
-	if err := os.WriteFile(filepath.Join(dir, "world.yaml"), []byte(world), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	doc := simulateJSON(t, "-f", dir, "--until", "5m")
+	doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "5m")
 	found := false
 	for _, e := range eventsOf(doc, "Admitted") {
 		if e.Workload == "ns/q" || e.Workload == "q" {
