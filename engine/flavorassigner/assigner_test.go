@@ -130,3 +130,36 @@ func TestOracleChoseOnlyBetweenFlavors(t *testing.T) {
 		})
 	}
 }
+
+// Kueue: pkg/scheduler/flavorassigner/flavorassigner.go (v0.19.2), the rule
+// behind quotaCheckStrategy IgnoreUndeclared, and its e2e case "should not
+// report metrics for resource usage for undeclared resources": a request of a
+// resource no group of the queue covers is left out of the assignment and of
+// the usage (no flavor, no charge) instead of ResourceNotCovered, which stays
+// the default (BlockUndeclared).
+func TestIgnoreUndeclaredLeavesUncoveredRequestsOut(t *testing.T) {
+	c := quota.New(quota.Options{})
+	c.UpsertResourceFlavor(MakeFlavor("f").Obj())
+	if err := c.UpsertClusterQueue(MakeClusterQueue("cq").Quota("f", "cpu", "100").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	cq, _ := c.ClusterQueue("cq")
+	wl, err := workload.FromAPI(MakeWorkload("ns", "wl").Request("cpu", "1").Request("memory", "1Gi").Obj())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := Assign(c, cq, wl.PodSets, Options{}); res.Fits || res.Reason != "ResourceNotCovered" {
+		t.Fatalf("BlockUndeclared: fits %v, reason %q; want ResourceNotCovered", res.Fits, res.Reason)
+	}
+	res := Assign(c, cq, wl.PodSets, Options{IgnoreUndeclared: true})
+	if !res.Fits {
+		t.Fatalf("IgnoreUndeclared: does not fit (%s: %s)", res.Reason, res.Message)
+	}
+	want := resources.Amounts{{Flavor: "f", Resource: "cpu"}: 1000}
+	if !reflect.DeepEqual(res.Usage, want) {
+		t.Errorf("usage %v, want %v (memory not charged)", res.Usage, want)
+	}
+	if f, ok := res.PodSets[0].Flavors["memory"]; ok {
+		t.Errorf("memory got flavor %q, want none", f)
+	}
+}

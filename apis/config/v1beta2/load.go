@@ -141,7 +141,7 @@ var knownUnsupportedFields = map[string]string{
 	"metrics.localQueueMetrics":       "not implemented by Quokka; use the LocalQueueMetrics feature gate",
 	"managedJobsNamespaceSelector":    "not implemented by Quokka",
 	"multiKueue":                      "MultiKueue is not implemented by Quokka",
-	"resources":                       "resource transformations and exclusions are not implemented by Quokka",
+	"resources.deviceClassMappings":   "dynamic resource allocation (device class mappings) is not implemented by Quokka",
 	"pprofBindAddress":                "not implemented by Quokka",
 	"controller":                      "per-kind controller concurrency is not implemented by Quokka",
 	"tls":                             "not implemented by Quokka",

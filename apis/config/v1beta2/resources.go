@@ -6,9 +6,9 @@ import (
 )
 
 // Resources is Kueue's resources block: which requests count against quota,
-// and as what. Kueue's deviceClassMappings (dynamic resource allocation) are
-// not implemented, so, like every field this type does not have, they are
-// refused when the file is decoded.
+// and as what. Kueue's deviceClassMappings (dynamic resource allocation)
+// are not implemented: the field is refused when the file is decoded, with
+// the reason (knownUnsupportedFields).
 type Resources struct {
 	// QuotaCheckStrategy is BlockUndeclared (the default: a request of a
 	// resource a ClusterQueue does not cover keeps the workload out of it)

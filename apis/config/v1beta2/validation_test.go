@@ -214,7 +214,7 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 		{"IgnoreUndeclared beside excluded prefixes", header + "resources:\n  quotaCheckStrategy: IgnoreUndeclared\n  excludeResourcePrefixes: [networking.example.com/]\n",
 			"resources.quotaCheckStrategy", []string{"excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared"}},
 		{"unknown quotaCheckStrategy", header + "resources:\n  quotaCheckStrategy: test\n", "resources.quotaCheckStrategy", []string{"IgnoreUndeclared", "BlockUndeclared"}},
-		{"deviceClassMappings are not implemented", header + "resources:\n  deviceClassMappings: []\n", "resources.deviceClassMappings", []string{"unknown field"}},
+		{"deviceClassMappings are not implemented", header + "resources:\n  deviceClassMappings: []\n", "resources.deviceClassMappings", []string{"dynamic resource allocation", "not implemented"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
