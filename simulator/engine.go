@@ -70,6 +70,9 @@ type EngineOptions struct {
 	// gate turned off: a preemptor whose victims are already being evicted waits for
 	// them instead of evicting victims of its own.
 	WaitOnOverlappingTargets bool
+	// NoPartialAdmission is the PartialAdmission gate turned off: a pod
+	// set's minCount is ignored.
+	NoPartialAdmission bool
 	// Resources is the Configuration's resources block (excluded prefixes,
 	// transformations); nil counts requests as they are.
 	Resources *configv1beta2.Resources

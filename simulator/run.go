@@ -201,6 +201,7 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 	opts := EngineOptions{
 		DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
 		WaitOnOverlappingTargets:  !cfg.FeatureGate(configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
+		NoPartialAdmission:        !cfg.FeatureGate(configv1beta2.FeaturePartialAdmission),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

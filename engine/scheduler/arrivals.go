@@ -89,6 +89,9 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		if _, filtered := s.filter(q, r); filtered {
 			continue
 		}
+		if s.partialOK(r) {
+			return false // its queue does not sleep while it waits (partial.go)
+		}
 		res, skipped := s.assign(q, r, false)
 		if res.Fits || skipped {
 			return false

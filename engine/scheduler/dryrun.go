@@ -37,7 +37,9 @@ type DryRunResult struct {
 // It ignores the workload's status (an admitted workload is evaluated as if it
 // were new) and does not take the queue's other pending workloads into account
 // except to count those ahead of it. When it does not fit, Victims says whom
-// preemption would evict for it.
+// preemption would evict for it. A workload that may be admitted with fewer
+// pods is answered with the counts the cycle would nominate (PodSets'
+// counts, or the victims for them).
 func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 	info, err := workload.FromAPIWith(wl, s.opts.Resources)
 	if err != nil {
@@ -82,6 +84,10 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 	opts := s.assignOptions(q, probe)
 	opts.Explain = true
 	a := flavorassigner.Assign(s.cache, q, info.PodSets, opts)
+	if !a.Fits && s.partialOK(probe) {
+		// Fewer pods, as the cycle would nominate it (partial.go).
+		a = s.reduce(q, probe, a, opts)
+	}
 	res.Fits, res.Borrowing, res.Flavors = a.Fits, a.Borrowing, a.Groups
 	res.Reason, res.Message = a.Reason, a.Message
 	if a.Fits {

@@ -83,7 +83,9 @@ func (s *Scheduler) stateVersion() uint64 {
 }
 
 // assign is flavorassigner.Assign for a pending workload of q, reusing the
-// workload's remembered result when nothing it depends on changed.
+// workload's remembered result when nothing it depends on changed, and
+// searching fewer pods for a workload that may be admitted partially (see
+// nominate).
 //
 // While workloads hold quota in the cycle (hold.go) it decides as Kueue's
 // cycle does. Kueue nominates every head, flavors and preemption targets,
@@ -105,9 +107,9 @@ func (s *Scheduler) stateVersion() uint64 {
 // keep it out.
 func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first bool) (res flavorassigner.Result, skipped bool) {
 	if len(s.holds) == 0 {
-		return s.assignAsIs(q, r), false
+		return s.nominate(q, r), false
 	}
-	s.withoutHolds(func() { res = s.assignAsIs(q, r) })
+	s.withoutHolds(func() { res = s.nominate(q, r) })
 	if !res.Fits {
 		return res, false
 	}

@@ -74,11 +74,23 @@ func TestIncrementalCycleDecidesAsFullCycleWaitingOnOverlaps(t *testing.T) {
 	}
 }
 
+// The same with workloads that may be admitted with fewer pods (partial
+// admission), whose queues never sleep while such a workload waits; seed 2
+// runs with fair sharing.
+func TestIncrementalCycleDecidesAsFullCyclePartialAdmission(t *testing.T) {
+	for seed := uint64(1); seed <= propertySeeds(t, 3, 2); seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			t.Parallel()
+			incrementalAgainstFull(t, seed, stream{fair: seed == 2, quiet: seed == 3, partial: true})
+		})
+	}
+}
+
 // stream is how a random stream is played: with fair sharing, quiet
-// incremental cycles, one flavor per ClusterQueue, or preemptors waiting on
-// overlapping targets.
+// incremental cycles, one flavor per ClusterQueue, preemptors waiting on
+// overlapping targets, or workloads that may be admitted partially.
 type stream struct {
-	fair, quiet, oneFlavor, overlapWaits bool
+	fair, quiet, oneFlavor, overlapWaits, partial bool
 }
 
 // incrementalAgainstFull plays one seed's random stream through an
@@ -88,7 +100,7 @@ type stream struct {
 func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 	const steps = 3000
 	fair, quiet := st.fair, st.quiet
-	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor}
+	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor, partial: st.partial}
 	opts := Options{WaitOnOverlappingTargets: st.overlapWaits}
 	if fair {
 		opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}

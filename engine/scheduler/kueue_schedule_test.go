@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -117,6 +118,7 @@ func ksRender(a Admit) string {
 // ksOutcome is what one Cycle decided, in comparable form.
 type ksOutcome struct {
 	admit   map[string]string // workload → ksRender of its Admit
+	counts  map[string]string // workload → "podset=count ..." of its Admit
 	preempt map[string]string // preemptor → "victim:Reason,..." sorted
 	pending []string          // workloads with a Pending decision, sorted
 	reasons map[string]string // workload → Pending reason
@@ -124,11 +126,16 @@ type ksOutcome struct {
 }
 
 func ksOutcomeOf(ds []Decision) ksOutcome {
-	o := ksOutcome{admit: map[string]string{}, preempt: map[string]string{}, pending: []string{}, reasons: map[string]string{}}
+	o := ksOutcome{admit: map[string]string{}, counts: map[string]string{}, preempt: map[string]string{}, pending: []string{}, reasons: map[string]string{}}
 	for _, d := range ds {
 		switch d := d.(type) {
 		case Admit:
 			o.admit[d.Workload.String()] = ksRender(d)
+			var cs []string
+			for _, ps := range d.PodSets {
+				cs = append(cs, fmt.Sprintf("%s=%d", ps.Name, ps.Count))
+			}
+			o.counts[d.Workload.String()] = strings.Join(cs, " ")
 		case Preempt:
 			var vs []string
 			for _, v := range d.Victims {
@@ -156,7 +163,10 @@ func ksOutcomeOf(ds []Decision) ksOutcome {
 // workloads left pending (wantLeft, wantInadmissibleLeft, and workloads that
 // reach no ClusterQueue), with the reasons that have a Quokka counterpart.
 type ksExpect struct {
-	admit   map[string]string
+	admit map[string]string
+	// counts, when set, are the admitted pod sets' counts ("one=25 two=20"),
+	// for the cases of partial admission.
+	counts  map[string]string
 	preempt map[string]string
 	pending []string
 	reasons map[string]string
@@ -171,6 +181,11 @@ func ksCompare(t *testing.T, label string, ds []Decision, want ksExpect) {
 	}
 	if !ksSameMap(got.admit, wantAdmit) {
 		t.Errorf("%s: admitted\n  got  %v\n  want %v", label, got.admit, wantAdmit)
+	}
+	for k, c := range want.counts {
+		if got.counts[k] != c {
+			t.Errorf("%s: %s admitted with counts %q, want %q", label, k, got.counts[k], c)
+		}
 	}
 	wantPreempt := want.preempt
 	if wantPreempt == nil {
@@ -218,7 +233,9 @@ func ksSameMap(a, b map[string]string) bool {
 // preempt, what the next cycle decides once the driver has confirmed the
 // evictions (Quokka's preemptor is admitted by that cycle).
 type ksScheduleCase struct {
-	name  string
+	name string
+	// opts are the engine's options (Kueue's feature gates of the case).
+	opts  Options
 	extra []any
 	wls   []*kueue.Workload
 	want  ksExpect
@@ -232,7 +249,7 @@ type ksScheduleCase struct {
 
 func ksRunSchedule(t *testing.T, tc ksScheduleCase) {
 	t.Helper()
-	s := world(t, Options{}, append(ksCluster(), tc.extra...)...)
+	s := world(t, tc.opts, append(ksCluster(), tc.extra...)...)
 	for _, w := range tc.wls {
 		k := w.Namespace + "/" + w.Name
 		if err := s.UpsertWorkload(w); (err != nil) != slices.Contains(tc.refused, k) {
@@ -593,9 +610,80 @@ func TestKueueSchedule(t *testing.T) {
 			},
 		},
 		{
+			// sales has 50 cpu: of 50 pods of 2 cpu, 25 fit. Kueue's binary
+			// search over the counts from 50 down to 20 settles on 25.
+			name: "partial admission single variable pod set",
+			wls: []*kueue.Workload{
+				ksMinCount(MakeWorkload("sales", "new").Queue("main").
+					PodSet("one", 50).Request("cpu", "2").Obj(), map[string]int32{"one": 20}),
+			},
+			want: ksExpect{
+				admit:  map[string]string{"sales/new": "sales one:cpu=default"},
+				counts: map[string]string{"sales/new": "one=25"},
+			},
+		},
+		{
+			// All 20 pods fit once old (priority -4) is evicted: Kueue preempts
+			// for the full count and does not look at fewer pods.
+			name: "partial admission single variable pod set, preempt first",
+			wls: []*kueue.Workload{
+				ksMinCount(MakeWorkload("eng-beta", "new").Queue("main").Priority(4).
+					PodSet("one", 20).Request(ksGPU, "1").Obj(), map[string]int32{"one": 10}),
+				ksAdmitted(MakeWorkload("eng-beta", "old").Priority(-4).PodSet("one", 10).Request(ksGPU, "1"), "eng-beta", "model-a"),
+			},
+			want: ksExpect{
+				preempt: map[string]string{"eng-beta/new": "eng-beta/old:InClusterQueue"},
+				pending: []string{"eng-beta/new"},
+				reasons: map[string]string{"eng-beta/new": ReasonWaitingForPreemption},
+			},
+			// old, which names no LocalQueue in Kueue's case, stays pending.
+			next: &ksExpect{
+				admit:   map[string]string{"eng-beta/new": "eng-beta one:example.com/gpu=model-a"},
+				counts:  map[string]string{"eng-beta/new": "one=20"},
+				pending: []string{"eng-beta/old"},
+			},
+		},
+		{
+			// 30 pods never fit in eng-beta's 20 GPUs (no borrowing); the
+			// search settles on 20, for which evicting old makes room.
+			name: "partial admission single variable pod set, preempt with partial admission",
+			wls: []*kueue.Workload{
+				ksMinCount(MakeWorkload("eng-beta", "new").Queue("main").Priority(4).
+					PodSet("one", 30).Request(ksGPU, "1").Obj(), map[string]int32{"one": 10}),
+				ksAdmitted(MakeWorkload("eng-beta", "old").Priority(-4).PodSet("one", 10).Request(ksGPU, "1"), "eng-beta", "model-a"),
+			},
+			want: ksExpect{
+				preempt: map[string]string{"eng-beta/new": "eng-beta/old:InClusterQueue"},
+				pending: []string{"eng-beta/new"},
+				reasons: map[string]string{"eng-beta/new": ReasonWaitingForPreemption},
+			},
+			// old, which names no LocalQueue in Kueue's case, stays pending.
+			next: &ksExpect{
+				admit:   map[string]string{"eng-beta/new": "eng-beta one:example.com/gpu=model-a"},
+				counts:  map[string]string{"eng-beta/new": "one=20"},
+				pending: []string{"eng-beta/old"},
+			},
+		},
+		{
+			// 65 pods of 1 cpu in 50: two shrinks from 30 towards 10 and three
+			// from 15 towards 5 in step (step 15 of 30), one stays at 20.
+			name: "partial admission multiple variable pod sets",
+			wls: []*kueue.Workload{
+				ksMinCount(MakeWorkload("sales", "new").Queue("main").
+					PodSet("one", 20).Request("cpu", "1").
+					PodSet("two", 30).Request("cpu", "1").
+					PodSet("three", 15).Request("cpu", "1").Obj(), map[string]int32{"two": 10, "three": 5}),
+			},
+			want: ksExpect{
+				admit:  map[string]string{"sales/new": "sales one:cpu=default two:cpu=default three:cpu=default"},
+				counts: map[string]string{"sales/new": "one=20 two=20 three=10"},
+			},
+		},
+		{
 			// The partial admission feature gate is off: minCount is ignored and
 			// the workload needs all 65 CPUs of its three pod sets.
 			name: "partial admission disabled, multiple variable pod sets",
+			opts: Options{NoPartialAdmission: true},
 			wls: []*kueue.Workload{
 				ksMinCount(MakeWorkload("sales", "new").Queue("main").
 					PodSet("one", 20).Request("cpu", "1").

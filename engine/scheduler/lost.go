@@ -82,7 +82,8 @@ func (s *Scheduler) workloadsHopeless(q *quota.ClusterQueue, l *pendingList) (ok
 			continue
 		}
 		m := r.memo
-		if m == nil || m.q != q || m.info != r.info || m.structVer != s.structVer || m.res.Fits || len(r.info.PodSets) != 1 {
+		if m == nil || m.q != q || m.info != r.info || m.structVer != s.structVer || m.res.Fits || len(r.info.PodSets) != 1 ||
+			s.partialOK(r) {
 			return false, false
 		}
 		group := -1

@@ -240,7 +240,9 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 	for _, rd := range rs {
 		var res flavorassigner.Result
 		if a := s.readyFor[rd.r.info.Key]; a != nil && s.fitsNow(rd.q, a.Usage) {
-			res = flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: a.Borrowing, BorrowLevel: a.BorrowLevel}
+			// Borrowing is told afresh: the assignment's was told while its
+			// victims still held their quota.
+			res = flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: borrows(rd.q, a.Usage), BorrowLevel: a.BorrowLevel}
 		} else {
 			res = flavorassigner.Assign(s.cache, rd.q, rd.r.info.PodSets, s.assignOptions(rd.q, rd.r))
 		}
@@ -253,6 +255,17 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 		}
 	}
 	return out
+}
+
+// borrows tells whether charging usage would take q above its nominal quota
+// in some cell, as the flavor assigner tells an assignment's Borrowing.
+func borrows(q *quota.ClusterQueue, usage resources.Amounts) bool {
+	for fr, v := range usage {
+		if nq, _ := q.Quota(fr); q.Usage(fr)+v > nq.Nominal {
+			return true
+		}
+	}
+	return false
 }
 
 // readyAdmitted tells whether a ready preemptor of q was admitted at the

@@ -41,6 +41,9 @@ type gen struct {
 	// queues whose preemption searches find no victims sleep (see
 	// settleUnfit).
 	oneFlavor bool
+	// partial gives half the workloads two to six pods and a minCount
+	// below that (partial admission).
+	partial bool
 }
 
 func (g *gen) maybe(p float64) bool { return g.rnd.Float64() < p }
@@ -134,12 +137,22 @@ func (g *gen) workload() *kueue.Workload {
 	if g.maybe(0.03) {
 		lq = "missing"
 	}
+	count := int32(1 + g.rnd.IntN(2))
+	var minCount int32
+	if g.partial && g.maybe(0.5) {
+		count = int32(2 + g.rnd.IntN(5))
+		minCount = int32(1 + g.rnd.IntN(int(count-1)))
+	}
 	w := MakeWorkload("ns", name).Queue(lq).Created(time.Duration(g.next)*time.Second).Priority(int32(g.rnd.IntN(3))).
-		PodSet("main", int32(1+g.rnd.IntN(2))).Request(gpu, fmt.Sprint(1+g.rnd.IntN(4))).Request("cpu", fmt.Sprint(g.rnd.IntN(3)))
+		PodSet("main", count).Request(gpu, fmt.Sprint(1+g.rnd.IntN(4))).Request("cpu", fmt.Sprint(g.rnd.IntN(3)))
 	if g.maybe(0.05) {
 		w.Active(false)
 	}
-	return w.Obj()
+	obj := w.Obj()
+	if minCount > 0 {
+		obj.Spec.PodSets[0].MinCount = &minCount
+	}
+	return obj
 }
 
 // step draws one operation. Choices that depend on the state are made from the
@@ -207,6 +220,30 @@ func (g *gen) step(s *Scheduler) (op, bool) {
 		}
 		return func(s *Scheduler) { s.UpsertResourceFlavor(MakeFlavor(f).Obj()) }, false
 	}
+}
+
+// checkCounts fails the test unless every pod set of the admission d of wl
+// has between its minCount (its count when unset) and its count pods, and
+// usage of that many pods; it tells whether some pod set got fewer.
+func checkCounts(t *testing.T, step int, d Admit, wl *kueue.Workload) bool {
+	t.Helper()
+	reduced := false
+	for i, ps := range d.PodSets {
+		spec := wl.Spec.PodSets[i]
+		lo := spec.Count
+		if spec.MinCount != nil {
+			lo = *spec.MinCount
+		}
+		if ps.Count < lo || ps.Count > spec.Count {
+			t.Fatalf("step %d: %s admitted with %d pods in %s, want %d to %d", step, d.Workload, ps.Count, ps.Name, lo, spec.Count)
+		}
+		perPod := spec.Template.Spec.Containers[0].Resources.Requests[gpu]
+		if want := perPod.Value() * int64(ps.Count); ps.Usage[gpu] != want {
+			t.Fatalf("step %d: %s charged %d %s for %d pods, want %d", step, d.Workload, ps.Usage[gpu], gpu, ps.Count, want)
+		}
+		reduced = reduced || ps.Count < spec.Count
+	}
+	return reduced
 }
 
 func admissionOf(v WorkloadView) *kueue.Admission {
@@ -295,14 +332,17 @@ func TestPropertyRandomStreams(t *testing.T) {
 	if testing.Short() {
 		steps = 500
 	}
-	for seed := uint64(1); seed <= 8; seed++ {
-		// Seeds 5, 6 and 8 run with fair sharing; 7 and 8 with preemptors
+	for seed := uint64(1); seed <= 10; seed++ {
+		// Seeds 5, 6, 8 and 10 run with fair sharing; 7 and 8 with preemptors
 		// waiting on overlapping targets (the
-		// RecomputeAssignmentUponPreemptionTargetsOverlap gate off).
-		fair := seed > 4 && seed != 7
+		// RecomputeAssignmentUponPreemptionTargetsOverlap gate off); 9 and 10
+		// with workloads that may be admitted partially, whose admitted
+		// counts must lie between their minCount and their count.
+		fair := (seed > 4 && seed != 7 && seed != 9)
+		partial := seed > 8
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
-			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair}
-			opts := Options{WaitOnOverlappingTargets: seed > 6}
+			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, partial: partial}
+			opts := Options{WaitOnOverlappingTargets: seed == 7 || seed == 8}
 			if fair {
 				opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
 			}
@@ -329,7 +369,7 @@ func TestPropertyRandomStreams(t *testing.T) {
 			holding := map[types.NamespacedName]bool{}
 			// evicting holds victims named by a Preempt and not yet confirmed.
 			evicting := map[types.NamespacedName]bool{}
-			cycles, admitted, preempted, overlaps := 0, 0, 0, 0
+			cycles, admitted, preempted, overlaps, reduced := 0, 0, 0, 0, 0
 			for i := range steps {
 				o, cycle := g.step(a)
 				if !cycle {
@@ -387,6 +427,9 @@ func TestPropertyRandomStreams(t *testing.T) {
 						}
 						holding[d.Workload] = true
 						admitted++
+						if checkCounts(t, i, d, g.wls[d.Workload]) {
+							reduced++
+						}
 					}
 				}
 				if err := a.Cache().Verify(); err != nil {
@@ -402,7 +445,10 @@ func TestPropertyRandomStreams(t *testing.T) {
 			if opts.WaitOnOverlappingTargets && overlaps == 0 {
 				t.Fatalf("the stream must make a preemptor wait on overlapping targets")
 			}
-			t.Logf("%d steps, %d cycles, %d admissions, %d preemptions, %d waits on overlapping targets", steps, cycles, admitted, preempted, overlaps)
+			if partial && reduced == 0 {
+				t.Fatalf("the stream must admit some workload with fewer pods than it asks for")
+			}
+			t.Logf("%d steps, %d cycles, %d admissions (%d with fewer pods), %d preemptions, %d waits on overlapping targets", steps, cycles, admitted, reduced, preempted, overlaps)
 		})
 	}
 }

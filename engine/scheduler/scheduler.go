@@ -58,6 +58,10 @@ type Options struct {
 	// Configuration's waitForPodsReady block); nil turns it off, as the
 	// simulator does, whose pods are ready at admission.
 	WaitForPodsReady *WaitForPodsReady
+	// NoPartialAdmission is Kueue's PartialAdmission gate turned off: a pod
+	// set's minCount is ignored and every workload is admitted with all its
+	// pods or not at all. Off (the gate's default), see partial.go.
+	NoPartialAdmission bool
 	// Resources decides what pod sets' requests count as (the
 	// Configuration's resources block: excluded prefixes and
 	// transformations); nil counts them as requested.

@@ -279,8 +279,10 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	// among the tree's heads, it holds, and one that a preemption in the
 	// same cycle could not catch up exactly (see late.go). Otherwise the
 	// oracle judged the one assignment there is, which the search settles.
+	// A workload that may be admitted with fewer pods keeps its queue
+	// awake too: its needs are those of all its pods (see partial.go).
 	rn.outcome.active = rn.outcome.active || scope == scopeTree || scope == scopeContended ||
-		(res.Oracled && !s.sleepsSearched(rn, res))
+		(res.Oracled && !s.sleepsSearched(rn, res)) || s.partialOK(r)
 	if res.Preemption != nil && s.canPreempt(rn.q) {
 		// Its search may find victims once a preemption of this cycle
 		// frees room in the tree (see lateWalks).

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/decision"
@@ -19,6 +20,9 @@ import (
 type PodSet struct {
 	Name  string
 	Count int32
+	// MinCount is spec.podSets[].minCount, 0 when unset: the fewest pods the
+	// pod set may be admitted with (Kueue's partial admission).
+	MinCount int32
 	// PerPod and Total (Count × PerPod) are canonical; zero cells are absent.
 	PerPod resources.Requests
 	Total  resources.Requests
@@ -173,6 +177,7 @@ func FromAPIWith(wl *kueue.Workload, rules *ResourceRules) (*Info, error) {
 		info.PodSets = append(info.PodSets, PodSet{
 			Name:             name,
 			Count:            ps.Count,
+			MinCount:         ptr.Deref(ps.MinCount, 0),
 			PerPod:           perPod,
 			Total:            scale(perPod, ps.Count),
 			Zero:             zero,
@@ -249,6 +254,26 @@ func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {
 		out.PodSets = append(out.PodSets, a)
 	}
 	return out, nil
+}
+
+// CanBePartiallyAdmitted tells whether a pod set may be admitted with fewer
+// pods than it asks for (a minCount below its count), as Kueue's
+// workload.CanBePartiallyAdmitted.
+func (i *Info) CanBePartiallyAdmitted() bool {
+	for k := range i.PodSets {
+		if ps := &i.PodSets[k]; ps.MinCount > 0 && ps.MinCount < ps.Count {
+			return true
+		}
+	}
+	return false
+}
+
+// WithCount is the pod set with count pods, its Total scaled to match: what a
+// partial admission assigns flavors to.
+func (ps PodSet) WithCount(count int32) PodSet {
+	ps.Count = count
+	ps.Total = scale(ps.PerPod, count)
+	return ps
 }
 
 func (i *Info) podSet(name string) *PodSet {

@@ -51,6 +51,7 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		FairSharing:               opts.FairSharing,
 		AdmissionFairSharing:      opts.AdmissionFairSharing,
 		WaitOnOverlappingTargets:  opts.WaitOnOverlappingTargets,
+		NoPartialAdmission:        opts.NoPartialAdmission,
 		Resources:                 scheduler.ResourceRules(opts.Resources),
 		// The simulator reads reasons only from the cycle after WakeAll,
 		// at the end of a run (Engine.WakeAll).

@@ -116,6 +116,7 @@ func validateWorkload(wl *kueue.Workload) field.ErrorList {
 func validatePodSets(podSets []kueue.PodSet, path *field.Path) field.ErrorList {
 	errs := validateItemCount(len(podSets), 1, 8, path)
 	seen := map[kueue.PodSetReference]bool{}
+	variable := 0 // pod sets with a minCount
 	for i, ps := range podSets {
 		p := path.Index(i)
 		name := ps.Name
@@ -132,6 +133,15 @@ func validatePodSets(podSets []kueue.PodSet, path *field.Path) field.ErrorList {
 		}
 		if ps.MinCount != nil && *ps.MinCount < 1 {
 			errs = append(errs, field.Invalid(p.Child("minCount"), *ps.MinCount, "must be greater than or equal to 1"))
+		}
+		if ps.MinCount != nil && *ps.MinCount > ps.Count {
+			errs = append(errs, field.Invalid(p.Child("minCount"), *ps.MinCount, "minCount should be positive and less or equal to count"))
+		}
+		if ps.MinCount != nil {
+			variable++
+			if variable == 2 {
+				errs = append(errs, field.Invalid(path, "", "at most one podSet can use minCount"))
+			}
 		}
 		errs = append(errs, validatePodSpecRequests(ps.Template.Spec, p.Child("template", "spec"))...)
 	}

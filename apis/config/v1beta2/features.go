@@ -25,6 +25,11 @@ const (
 	// of its own at once (on, Kueue v0.20's default), or evicts nothing and waits
 	// for those evictions to finish (off, and Kueue before v0.20).
 	FeatureRecomputeAssignmentUponPreemptionTargetsOverlap Feature = "RecomputeAssignmentUponPreemptionTargetsOverlap"
+	// FeaturePartialAdmission lets a workload whose pod set has a minCount be
+	// admitted with fewer pods when all of them do not fit (Kueue's gate,
+	// beta and on by default; the Job integration's
+	// kueue.x-k8s.io/job-min-parallelism annotation sets the minCount).
+	FeaturePartialAdmission Feature = "PartialAdmission"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -54,6 +59,7 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeatureAdmissionFairSharingAnchorAtQuotaReservation:    {Default: true, Maturity: Beta},
 	FeatureLocalQueueMetrics:                               {Default: true, Maturity: Beta},
 	FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: {Default: true, Maturity: Beta},
+	FeaturePartialAdmission:                                {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

@@ -19,6 +19,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeatureLocalQueueMetrics:                            true,
 		// Kueue v0.20's default; Kueue before v0.20 behaves as if it were off.
 		FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: true,
+		// Beta and on in Kueue (pkg/features/kube_features.go).
+		FeaturePartialAdmission: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)

@@ -18,3 +18,54 @@ func ParseMaxExecTimeSeconds(v string) (int32, error) {
 	}
 	return int32(n), nil
 }
+
+const (
+	// JobMinParallelismAnnotation on a batch/v1 Job lets it be admitted
+	// with fewer pods than its parallelism, down to the annotation's value
+	// (Kueue's partial admission): it becomes the Workload's pod set
+	// minCount, and the Job runs with the parallelism it was admitted with.
+	JobMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism"
+	// JobCompletionsEqualParallelismAnnotation ("true") on an Indexed Job
+	// whose completions equal its parallelism keeps them equal when partial
+	// admission changes the parallelism.
+	JobCompletionsEqualParallelismAnnotation = "kueue.x-k8s.io/job-completions-equal-parallelism"
+)
+
+// JobMinParallelism reads JobMinParallelismAnnotation as Kueue's Job
+// integration does: nil when it is absent or not a whole number (which the
+// Job webhook refuses; see ValidateJobMinParallelism).
+func JobMinParallelism(annotations map[string]string) *int32 {
+	v, ok := annotations[JobMinParallelismAnnotation]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return nil
+	}
+	m := int32(n)
+	return &m
+}
+
+// ValidateJobMinParallelism checks a JobMinParallelismAnnotation value against
+// the Job's pod count (min of parallelism and completions), as Kueue's Job
+// webhook does: a whole number from 1 to one below the pod count. The error
+// says what is wrong, for a field error on the annotation.
+func ValidateJobMinParallelism(v string, podCount int32) error {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return fmt.Errorf("must be a whole number")
+	}
+	if n <= 0 || int32(n) >= podCount {
+		return fmt.Errorf("should be between 0 and %d", podCount-1)
+	}
+	return nil
+}
+
+// JobCompletionsEqualParallelism reads
+// JobCompletionsEqualParallelismAnnotation: true only for a value
+// strconv.ParseBool reads as true.
+func JobCompletionsEqualParallelism(annotations map[string]string) bool {
+	b, err := strconv.ParseBool(annotations[JobCompletionsEqualParallelismAnnotation])
+	return err == nil && b
+}

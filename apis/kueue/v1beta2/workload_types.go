@@ -29,6 +29,7 @@ type WorkloadSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:XValidation:rule="self.filter(ps, has(ps.minCount)).size() <= 1",message="at most one podSet can use minCount"
 	PodSets []PodSet `json:"podSets"`
 
 	// queueName is the LocalQueue, in the workload's namespace, it is submitted to.
@@ -94,6 +95,7 @@ type PriorityClassRef struct {
 type PodSetReference string
 
 // PodSet is a group of identical pods.
+// +kubebuilder:validation:XValidation:rule="has(self.minCount) ? self.minCount <= self.count : true", message="minCount should be positive and less or equal to count"
 type PodSet struct {
 	// name of the pod set, unique in the workload.
 	// +kubebuilder:default=main
@@ -111,7 +113,10 @@ type PodSet struct {
 	// +optional
 	Count int32 `json:"count"`
 
-	// minCount is accepted for compatibility; Quokka does not do partial admission.
+	// minCount is the fewest pods the pod set may be admitted with when all
+	// of them do not fit (partial admission, the PartialAdmission feature
+	// gate, on by default); unset, the pod set is admitted whole or not at
+	// all. At most one pod set of a workload may set it.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MinCount *int32 `json:"minCount,omitempty"`

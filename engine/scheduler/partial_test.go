@@ -1,0 +1,98 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	. "quokka.dev/quokka/engine/enginetest"
+)
+
+// partialWorld is Kueue's "sales" ClusterQueue of TestSchedule alone: 50 cpu,
+// no Cohort.
+func partialWorld(t *testing.T, opts Options) *Scheduler {
+	return world(t, opts,
+		MakeFlavor("default").Obj(),
+		namespace{"sales", nil},
+		MakeClusterQueue("sales").Quota("default", "cpu", "50").Obj(),
+		MakeLocalQueue("sales", "main", "sales").Obj())
+}
+
+// A dry run answers with the counts the cycle would admit: of 50 pods of 2
+// cpu with a minCount of 20, 25 (Kueue's "partial admission single variable
+// pod set").
+func TestDryRunAnswersWithFewerPods(t *testing.T) {
+	s := partialWorld(t, Options{})
+	wl := ksMinCount(MakeWorkload("sales", "new").Queue("main").PodSet("one", 50).Request("cpu", "2").Obj(), map[string]int32{"one": 20})
+	res := s.DryRun(wl)
+	if !res.Fits || len(res.PodSets) != 1 || res.PodSets[0].Count != 25 {
+		t.Fatalf("DryRun = fits %v, pod sets %+v; want it to fit with 25 pods", res.Fits, res.PodSets)
+	}
+	s = partialWorld(t, Options{NoPartialAdmission: true})
+	if res := s.DryRun(wl); res.Fits {
+		t.Fatalf("with the PartialAdmission gate off, DryRun = fits with %+v; want all 50 pods, which never fit", res.PodSets)
+	}
+}
+
+// A workload that waits with fewer pods than even its minCount free is
+// admitted with what it may have as soon as enough is released: its queue
+// did not sleep on the needs of all its pods.
+func TestPartialWorkloadTakesReleasedRoom(t *testing.T) {
+	s := partialWorld(t, Options{})
+	_ = s.UpsertWorkload(MakeWorkload("sales", "big").Queue("main").Request("cpu", "45").Obj())
+	if got := admits(s.Cycle(now)); len(got) != 1 {
+		t.Fatalf("first cycle admitted %v; want big", got)
+	}
+	_ = s.UpsertWorkload(ksMinCount(MakeWorkload("sales", "new").Queue("main").Created(time.Minute).
+		PodSet("one", 10).Request("cpu", "2").Obj(), map[string]int32{"one": 4}))
+	for range 3 {
+		if got := admits(s.Cycle(now)); len(got) != 0 {
+			t.Fatalf("admitted %v with 5 cpu free; new needs at least 8", got)
+		}
+	}
+	_ = s.UpsertWorkload(MakeWorkload("sales", "small").Queue("main").Created(2 * time.Minute).Request("cpu", "1").Obj())
+	if got := admits(s.Cycle(now)); len(got) != 1 || got[0].Workload.Name != "small" {
+		t.Fatalf("admitted %v; want small alone (1 cpu of the 5 free)", got)
+	}
+	s.FinishWorkload(key("sales", "big"))
+	got := admits(s.Cycle(now))
+	if len(got) != 1 || got[0].Workload.Name != "new" || got[0].PodSets[0].Count != 10 {
+		t.Fatalf("after big finished, admitted %+v; want new with all 10 pods (20 of 49 cpu)", got)
+	}
+}
+
+// The ready preemptor's admission tells Borrowing as the quota stands once
+// its victims are gone, not as it stood when it preempted (Kueue's "partial
+// admission single variable pod set, preempt first": 20 GPUs of a nominal
+// 20 borrow nothing).
+func TestReadyPreemptorBorrowingToldAfresh(t *testing.T) {
+	s := world(t, Options{}, ksCluster()...)
+	_ = s.UpsertWorkload(ksMinCount(MakeWorkload("eng-beta", "new").Queue("main").Priority(4).
+		PodSet("one", 20).Request(ksGPU, "1").Obj(), map[string]int32{"one": 10}))
+	_ = s.UpsertWorkload(ksAdmitted(MakeWorkload("eng-beta", "old").Priority(-4).PodSet("one", 10).Request(ksGPU, "1"), "eng-beta", "model-a"))
+	ds := s.Cycle(now)
+	if len(preempts(ds)) != 1 {
+		t.Fatalf("decisions %v; want new to preempt old", ds)
+	}
+	confirm(s, ds)
+	got := admits(s.Cycle(now))
+	if len(got) != 1 || got[0].Borrowing {
+		t.Fatalf("admitted %+v; want new, not borrowing", got)
+	}
+}
+
+// With a StrictFIFO queue the head that may shrink blocks those behind it
+// only while not even its minCount fits.
+func TestPartialHeadOfStrictFIFO(t *testing.T) {
+	s := world(t, Options{},
+		MakeFlavor("default").Obj(),
+		namespace{"sales", nil},
+		MakeClusterQueue("sales").Strategy(kueue.StrictFIFO).Quota("default", "cpu", "11").Obj(),
+		MakeLocalQueue("sales", "main", "sales").Obj())
+	_ = s.UpsertWorkload(ksMinCount(MakeWorkload("sales", "head").Queue("main").PodSet("one", 8).Request("cpu", "2").Obj(), map[string]int32{"one": 3}))
+	_ = s.UpsertWorkload(MakeWorkload("sales", "next").Queue("main").Created(time.Minute).Request("cpu", "1").Obj())
+	got := admits(s.Cycle(now))
+	if len(got) != 2 || got[0].Workload.Name != "head" || got[0].PodSets[0].Count != 5 {
+		t.Fatalf("admitted %+v; want head with 5 pods (10 of 11 cpu), then next", got)
+	}
+}
