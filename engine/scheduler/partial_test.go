@@ -50,7 +50,7 @@ func TestPartialWorkloadTakesReleasedRoom(t *testing.T) {
 			t.Fatalf("admitted %v with 5 cpu free; new needs at least 8", got)
 		}
 	}
-	_ = s.UpsertWorkload(MakeWorkload("sales", "small").Queue("main").Created(2 * time.Minute).Request("cpu", "1").Obj())
+	_ = s.UpsertWorkload(MakeWorkload("sales", "small").Queue("main").Created(2*time.Minute).Request("cpu", "1").Obj())
 	if got := admits(s.Cycle(now)); len(got) != 1 || got[0].Workload.Name != "small" {
 		t.Fatalf("admitted %v; want small alone (1 cpu of the 5 free)", got)
 	}
