@@ -47,6 +47,9 @@ type Event struct {
 	Flavors Flavors
 	// Borrowing is set on Admitted when the admission borrows from the cohort.
 	Borrowing bool
+	// PodCounts is set on Admitted when some pod set got fewer pods than it
+	// asks for (partial admission): every pod set's admitted count.
+	PodCounts map[string]int32
 	// Preset is set on Admitted for a Workload whose manifest carries
 	// status.admission: it was admitted before it was applied.
 	Preset bool

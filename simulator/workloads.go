@@ -129,7 +129,33 @@ func (s *sim) admitted(w *workloadRecord, cq string, podSets []PodSetAssignment,
 	if w.hasRuntime {
 		s.timers.add(s.now+w.runtime, w.key, w.gen)
 	}
-	s.record(Event{Type: Admitted, Workload: w.name, ClusterQueue: cq, Flavors: w.flavors, Borrowing: borrowing, Preset: preset})
+	s.record(Event{Type: Admitted, Workload: w.name, ClusterQueue: cq, Flavors: w.flavors, Borrowing: borrowing, Preset: preset,
+		PodCounts: reducedCounts(w.obj, podSets)})
+}
+
+// reducedCounts is every pod set's admitted count when some pod set got
+// fewer pods than wl asks for (partial admission), nil otherwise.
+func reducedCounts(wl *kueue.Workload, podSets []PodSetAssignment) map[string]int32 {
+	reduced := false
+	for _, a := range podSets {
+		for _, ps := range wl.Spec.PodSets {
+			name := string(ps.Name)
+			if name == "" {
+				name = string(kueue.DefaultPodSetName)
+			}
+			if name == a.Name && a.Count < ps.Count {
+				reduced = true
+			}
+		}
+	}
+	if !reduced {
+		return nil
+	}
+	out := make(map[string]int32, len(podSets))
+	for _, a := range podSets {
+		out[a.Name] = a.Count
+	}
+	return out
 }
 
 // evicted returns an admitted job to its queue: it lost its quota to a preemption

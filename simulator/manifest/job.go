@@ -45,6 +45,11 @@ func validateJob(job *batchv1.Job) field.ErrorList {
 	if c := job.Spec.Completions; c != nil && *c < 0 {
 		errs = append(errs, field.Invalid(spec.Child("completions"), *c, "must be greater than or equal to 0"))
 	}
+	if v, ok := job.Annotations[kueue.JobMinParallelismAnnotation]; ok {
+		if err := kueue.ValidateJobMinParallelism(v, kueue.JobPodCount(job)); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(kueue.JobMinParallelismAnnotation), v, err.Error()))
+		}
+	}
 	tmpl := spec.Child("template", "spec")
 	if len(job.Spec.Template.Spec.Containers) == 0 {
 		errs = append(errs, field.Required(tmpl.Child("containers"), ""))
@@ -95,18 +100,13 @@ func overcommitAllowed(name corev1.ResourceName) bool {
 
 // workloadForJob builds the Workload that Kueue's batch/v1 Job integration would
 // create: one pod set "main" of min(parallelism, completions) pods (parallelism
-// defaults to 1) with the Job's pod template, in the Job's namespace and, so that
+// defaults to 1), the minimum of its kueue.x-k8s.io/job-min-parallelism
+// annotation as minCount, with the Job's pod template, in the Job's namespace and, so that
 // the timeline can name the Job by its own name, with the Job's name. The priority
 // value is resolved from the WorkloadPriorityClass when the Job is submitted, the way
 // Kueue resolves it when it creates the Workload.
 func workloadForJob(job *batchv1.Job) *kueue.Workload {
-	count := int32(1)
-	if job.Spec.Parallelism != nil {
-		count = *job.Spec.Parallelism
-	}
-	if job.Spec.Completions != nil && *job.Spec.Completions < count {
-		count = *job.Spec.Completions
-	}
+	count := kueue.JobPodCount(job)
 	out := &kueue.Workload{}
 	out.APIVersion = kueue.GroupVersion.String()
 	out.Kind = "Workload"
@@ -133,6 +133,8 @@ func workloadForJob(job *batchv1.Job) *kueue.Workload {
 		Name:     kueue.DefaultPodSetName,
 		Template: tmpl,
 		Count:    count,
+		// Validated: from 1 to one below count.
+		MinCount: kueue.JobMinParallelism(job.Annotations),
 	}}
 	return out
 }

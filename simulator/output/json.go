@@ -28,10 +28,13 @@ type Event struct {
 	ElasticQuota string                                    `json:"elasticQuota,omitempty"`
 	Flavors      map[string]map[corev1.ResourceName]string `json:"flavors,omitempty"`
 	Borrowing    bool                                      `json:"borrowing,omitempty"`
-	Preset       bool                                      `json:"preset,omitempty"`
-	Reason       string                                    `json:"reason,omitempty"`
-	Message      string                                    `json:"message,omitempty"`
-	Preemptor    string                                    `json:"preemptor,omitempty"`
+	// PodCounts, on Admitted, are the pod sets' admitted counts when some
+	// got fewer pods than asked for (partial admission).
+	PodCounts map[string]int32 `json:"podCounts,omitempty"`
+	Preset    bool             `json:"preset,omitempty"`
+	Reason    string           `json:"reason,omitempty"`
+	Message   string           `json:"message,omitempty"`
+	Preemptor string           `json:"preemptor,omitempty"`
 }
 
 // QuotaUpdate is a change made by Dynamic Quota Orchestration: new nominal quotas
@@ -94,7 +97,7 @@ func NewDocument(r *simulator.Result) Document {
 	for _, e := range r.Events {
 		doc.Events = append(doc.Events, Event{
 			Time: e.Time.Seconds(), Type: e.Type, Workload: e.Workload, ClusterQueue: e.ClusterQueue, ElasticQuota: e.ElasticQuota,
-			Flavors: e.Flavors, Borrowing: e.Borrowing, Preset: e.Preset, Reason: e.Reason, Message: e.Message, Preemptor: e.Preemptor,
+			Flavors: e.Flavors, Borrowing: e.Borrowing, PodCounts: e.PodCounts, Preset: e.Preset, Reason: e.Reason, Message: e.Message, Preemptor: e.Preemptor,
 		})
 	}
 	for _, u := range r.QuotaUpdates {

@@ -3,6 +3,8 @@ package v1beta2
 import (
 	"fmt"
 	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
 )
 
 // ParseMaxExecTimeSeconds reads the value of MaxExecTimeSecondsLabel: a
@@ -68,4 +70,18 @@ func ValidateJobMinParallelism(v string, podCount int32) error {
 func JobCompletionsEqualParallelism(annotations map[string]string) bool {
 	b, err := strconv.ParseBool(annotations[JobCompletionsEqualParallelismAnnotation])
 	return err == nil && b
+}
+
+// JobPodCount is the number of pods a batch/v1 Job runs at once, which is
+// what its Workload's pod set counts and quota must cover: its parallelism
+// (1 when unset), or its completions when fewer pods ever run, as in Kueue.
+func JobPodCount(job *batchv1.Job) int32 {
+	n := int32(1)
+	if job.Spec.Parallelism != nil {
+		n = *job.Spec.Parallelism
+	}
+	if c := job.Spec.Completions; c != nil && *c < n {
+		n = *c
+	}
+	return n
 }

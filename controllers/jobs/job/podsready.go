@@ -35,7 +35,7 @@ func podsReady(job *batchv1.Job) bool {
 	if u := job.Status.UncountedTerminatedPods; u != nil {
 		n += int32(len(u.Succeeded))
 	}
-	return n >= podCount(job)
+	return n >= kueue.JobPodCount(job)
 }
 
 // podsReadyCondition is the PodsReady condition an admitted, running

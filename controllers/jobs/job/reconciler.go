@@ -169,8 +169,9 @@ func (r *Reconciler) finishWorkload(ctx context.Context, wl *kueue.Workload, con
 	return nil
 }
 
-// startJob injects the admitted flavors into a suspended Job's template and
-// unsuspends it, in one write: the template may change only while the Job is
+// startJob injects the admitted flavors into a suspended Job's template, sets
+// the parallelism it was admitted with (partial admission), and unsuspends
+// it, in one write: the template may change only while the Job is
 // suspended and has not started (JobMutableNodeSchedulingDirectives).
 func (r *Reconciler) startJob(ctx context.Context, job *batchv1.Job, wl *kueue.Workload) error {
 	if !ptr.Deref(job.Spec.Suspend, false) {
@@ -194,6 +195,7 @@ func (r *Reconciler) startJob(ctx context.Context, job *batchv1.Job, wl *kueue.W
 	}
 	applyPlacement(&job.Spec.Template, admitted)
 	setInjected(job, true)
+	setParallelism(job, admittedCount(wl))
 	job.Spec.Suspend = ptr.To(false)
 	if err := r.Client.Update(ctx, job); err != nil {
 		return fmt.Errorf("starting job %s/%s: %w", job.Namespace, job.Name, err)
@@ -204,7 +206,7 @@ func (r *Reconciler) startJob(ctx context.Context, job *batchv1.Job, wl *kueue.W
 }
 
 // stopJob keeps a Job whose Workload is not admitted (pending, or evicted)
-// suspended with its template as submitted. Suspending comes first and alone,
+// suspended with its template and parallelism as submitted. Suspending comes first and alone,
 // because the API server accepts a template change only on a suspended Job; the
 // restoration follows on the next pass.
 func (r *Reconciler) stopJob(ctx context.Context, job *batchv1.Job, wl *kueue.Workload) error {
@@ -226,6 +228,12 @@ func (r *Reconciler) stopJob(ctx context.Context, job *batchv1.Job, wl *kueue.Wo
 		return err
 	}
 	changed := applyPlacement(&job.Spec.Template, original)
+	if _, injected := job.Annotations[InjectedAnnotation]; injected {
+		// Started by Quokka, maybe with fewer pods: the submitted count back.
+		if ps := mainPodSet(wl); ps != nil && setParallelism(job, ps.Count) {
+			changed = true
+		}
+	}
 	if !setInjected(job, false) && !changed {
 		return nil
 	}

@@ -36,7 +36,8 @@ func setInjected(job *batchv1.Job, injected bool) bool {
 }
 
 // isStale reports whether a pending Workload no longer describes its Job: the
-// Job's parallelism, its maximum execution time label, or its nodeSelector or
+// Job's parallelism, its minimum parallelism annotation, its maximum execution
+// time label, or its nodeSelector or
 // tolerations (mutable while the Job is suspended), changed after the Workload
 // was made. Only a Workload without quota can be replaced, and only while the
 // template is the user's own.
@@ -51,8 +52,11 @@ func isStale(job *batchv1.Job, wl *kueue.Workload) (bool, string) {
 	if ps == nil {
 		return true, "no pod set main"
 	}
-	if n := podCount(job); n != ps.Count {
+	if n := kueue.JobPodCount(job); n != ps.Count {
 		return true, fmt.Sprintf("pod count changed from %d to %d", ps.Count, n)
+	}
+	if m, was := ptr.Deref(minPodCount(job), 0), ptr.Deref(ps.MinCount, 0); m != was {
+		return true, fmt.Sprintf("minimum parallelism changed from %d to %d", was, m)
 	}
 	if m, was := ptr.Deref(MaxExecutionTime(job), 0), ptr.Deref(wl.Spec.MaximumExecutionTimeSeconds, 0); m != was {
 		return true, fmt.Sprintf("maximum execution time changed from %ds to %ds", was, m)

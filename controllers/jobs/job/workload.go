@@ -43,20 +43,24 @@ func MaxExecutionTime(job *batchv1.Job) *int32 {
 	return ptr.To(n)
 }
 
-// podCount is the number of pods that run at once, which is what quota must cover:
-// parallelism (1 when unset), or completions when fewer pods ever run, as in Kueue.
-func podCount(job *batchv1.Job) int32 {
-	n := ptr.Deref(job.Spec.Parallelism, 1)
-	if c := job.Spec.Completions; c != nil && *c < n {
-		n = *c
+// minPodCount is the pod set's minCount: the Job's
+// kueue.x-k8s.io/job-min-parallelism annotation (partial admission), as
+// Kueue reads it; nil when it is absent, not a number, or outside 1 to the
+// pod count (the Job webhook refuses such values; a Workload with them would
+// be refused too).
+func minPodCount(job *batchv1.Job) *int32 {
+	m := kueue.JobMinParallelism(job.Annotations)
+	if m == nil || *m < 1 || *m > kueue.JobPodCount(job) {
+		return nil
 	}
-	return n
+	return m
 }
 
 // NewWorkload builds the Workload of a managed Job: one pod set "main" with the
 // Job's pod template as submitted (before any flavor is injected, which is what
-// makes it the record to restore the template from on eviction), the queue of
-// the Job's label, the priority of its class and the maximum execution time of
+// makes it the record to restore the template from on eviction) and the
+// minimum parallelism of its annotation as minCount, the queue of the Job's
+// label, the priority of its class and the maximum execution time of
 // its label. It reads the priority classes
 // through c and does not create anything.
 func NewWorkload(ctx context.Context, c client.Reader, job *batchv1.Job) (*kueue.Workload, error) {
@@ -81,7 +85,8 @@ func NewWorkload(ctx context.Context, c client.Reader, job *batchv1.Job) (*kueue
 			PodSets: []kueue.PodSet{{
 				Name:     kueue.DefaultPodSetName,
 				Template: *job.Spec.Template.DeepCopy(),
-				Count:    podCount(job),
+				Count:    kueue.JobPodCount(job),
+				MinCount: minPodCount(job),
 			}},
 			QueueName:                   kueue.LocalQueueName(QueueName(job)),
 			PriorityClassRef:            ref,

@@ -57,11 +57,16 @@ var maxExecTimeLabelPath = field.NewPath("metadata", "labels").Key(kueue.MaxExec
 // LocalQueue that does not exist.
 func (w *JobWebhook) ValidateCreate(ctx context.Context, j *batchv1.Job) (admission.Warnings, error) {
 	if job.IsManaged(j) {
+		var errs field.ErrorList
 		if v, ok := j.Labels[kueue.MaxExecTimeSecondsLabel]; ok {
 			if _, err := kueue.ParseMaxExecTimeSeconds(v); err != nil {
-				errs := field.ErrorList{field.Invalid(maxExecTimeLabelPath, v, err.Error())}
-				return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
+				errs = append(errs, field.Invalid(maxExecTimeLabelPath, v, err.Error()))
 			}
+		}
+		errs = append(errs, validateMinParallelism(j)...)
+		errs = append(errs, validateCompletionsEqualParallelism(j)...)
+		if len(errs) > 0 {
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
 		}
 	}
 	return missingLocalQueueWarning(ctx, w.Client, j.Namespace, job.QueueName(j), queueLabelPath), nil
@@ -76,6 +81,11 @@ func (w *JobWebhook) ValidateUpdate(ctx context.Context, old, j *batchv1.Job) (a
 	if job.IsManaged(j) && (!ptr.Deref(j.Spec.Suspend, false) || !ptr.Deref(old.Spec.Suspend, false)) {
 		if errs := apivalidation.ValidateImmutableField(j.Labels[kueue.MaxExecTimeSecondsLabel],
 			old.Labels[kueue.MaxExecTimeSecondsLabel], maxExecTimeLabelPath); len(errs) > 0 {
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
+		}
+	}
+	if job.IsManaged(j) {
+		if errs := validatePartialAdmissionUpdate(old, j); len(errs) > 0 {
 			return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
 		}
 	}

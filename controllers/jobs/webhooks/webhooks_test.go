@@ -164,14 +164,21 @@ func TestKueueMaxExecTimeLabelValidation(t *testing.T) {
 // label and saying want.
 func checkInvalid(t *testing.T, err error, want string) {
 	t.Helper()
+	checkInvalidField(t, err, kueue.MaxExecTimeSecondsLabel, want)
+}
+
+// checkInvalidField fails unless err is an Invalid error naming field with
+// the message want, or err is nil when want is "".
+func checkInvalidField(t *testing.T, err error, field, want string) {
+	t.Helper()
 	if want == "" {
 		if err != nil {
 			t.Fatalf("err = %v, want none", err)
 		}
 		return
 	}
-	if err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), kueue.MaxExecTimeSecondsLabel) ||
+	if err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), field) ||
 		!strings.Contains(err.Error(), want) {
-		t.Fatalf("err = %v, want Invalid naming %s: %q", err, kueue.MaxExecTimeSecondsLabel, want)
+		t.Fatalf("err = %v, want Invalid naming %s: %q", err, field, want)
 	}
 }

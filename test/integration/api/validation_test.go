@@ -301,6 +301,59 @@ spec:
 			wantField: "priority",
 		},
 		{
+			// Kueue's PodSet rule: "minCount should be positive and less or
+			// equal to count".
+			name: "Workload minCount above its pod set's count",
+			manifest: `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: min-above-count
+  namespace: default
+spec:
+  queueName: q
+  podSets:
+  - name: main
+    count: 2
+    minCount: 3
+    template:
+      spec:
+        containers:
+        - name: c
+          image: busybox
+`,
+			wantField: "minCount should be positive and less or equal to count",
+		},
+		{
+			// Kueue's Workload webhook: "at most one podSet can use minCount".
+			name: "Workload with two pod sets using minCount",
+			manifest: `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: two-variable
+  namespace: default
+spec:
+  queueName: q
+  podSets:
+  - name: a
+    count: 4
+    minCount: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          image: busybox
+  - name: b
+    count: 4
+    minCount: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          image: busybox
+`,
+			wantField: "at most one podSet can use minCount",
+		},
+		{
 			name: "ResourceFlavor with more than 8 nodeLabels",
 			manifest: `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor

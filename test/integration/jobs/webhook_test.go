@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -100,5 +101,51 @@ func TestKueueMaxExecTimeLabel(t *testing.T) {
 	})
 	if err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "field is immutable") {
 		t.Errorf("changing max-exec-time-seconds as the Job starts: err = %v, want Invalid (immutable)", err)
+	}
+}
+
+// Kueue's partial admission annotation through the Job webhook and the API
+// server (Kueue: pkg/controller/jobs/job/job_webhook_test.go, "invalid
+// partial admission annotation (badValue)"; test/integration/singlecluster/
+// webhook/jobs/job_webhook_test.go, "should allow unsuspending a partially
+// admissible job with its minimum parallelism" and "... with a parallelism
+// lower then minimum"): a minimum at or above the pod count is refused,
+// naming the annotation; a valid one becomes the Workload's minCount, and the
+// Job may be unsuspended with its minimum or fewer pods, as the Job
+// integration does after a partial admission.
+func TestKueuePartialAdmissionAnnotation(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	partial := func(name, minParallelism string, parallelism int32) *batchv1.Job {
+		j := gpuJob(ns, name, "research-gpu")
+		j.Spec.Parallelism, j.Spec.Completions = ptr.To(parallelism), ptr.To(parallelism)
+		j.Annotations = map[string]string{kueue.JobMinParallelismAnnotation: minParallelism}
+		return j
+	}
+	err := k8s.Create(ctx, partial("bad", "5", 4))
+	if err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), kueue.JobMinParallelismAnnotation) ||
+		!strings.Contains(err.Error(), "should be between 0 and 3") {
+		t.Fatalf("creating a Job with job-min-parallelism 5 of 4 pods: err = %v, want Invalid naming the annotation", err)
+	}
+	for _, tc := range []struct {
+		name        string
+		parallelism int32
+	}{{"at-minimum", 4}, {"below-minimum", 3}} {
+		j := partial(tc.name, "4", 6)
+		if err := k8s.Create(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		if wl := waitForWorkload(t, j); ptr.Deref(wl.Spec.PodSets[0].MinCount, 0) != 4 || wl.Spec.PodSets[0].Count != 6 {
+			t.Fatalf("%s: workload pod set %d pods, minCount %v; want 6 and 4", tc.name, wl.Spec.PodSets[0].Count, wl.Spec.PodSets[0].MinCount)
+		}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			starting := getJob(t, client.ObjectKeyFromObject(j))
+			starting.Spec.Parallelism = ptr.To(tc.parallelism)
+			starting.Spec.Suspend = ptr.To(false)
+			return k8s.Update(ctx, starting)
+		})
+		if err != nil {
+			t.Errorf("%s: unsuspending with parallelism %d: %v, want it allowed", tc.name, tc.parallelism, err)
+		}
 	}
 }
