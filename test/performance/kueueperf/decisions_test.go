@@ -16,6 +16,7 @@ import (
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/scheduler"
+	"quokka.dev/quokka/engine/workload"
 )
 
 // Scenarios are the same for the same seed and index (a difference can be
@@ -23,13 +24,46 @@ import (
 // (borrowing and lending limits only in a cohort, borrowWithinCohort only with
 // reclaimWithinCohort), and every object is one Quokka's engine takes. Some
 // have a tree of cohorts.
+// With --partial-admission the worlds are those of the seed without it, and
+// some workloads ask for two to four pods with a minCount below that, which
+// the engine reads as partially admissible.
+func TestPartialAdmissionScenarios(t *testing.T) {
+	variable := 0
+	for i := 0; i < 10; i++ {
+		sc, plain := newScenario(7, i, false, true), newScenario(7, i, false, false)
+		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
+			t.Fatalf("%s: the world changed with partial admission", sc.name)
+		}
+		for _, ev := range sc.events {
+			if ev.create == nil || ev.create.Spec.PodSets[0].MinCount == nil {
+				continue
+			}
+			variable++
+			ps := ev.create.Spec.PodSets[0]
+			if m := *ps.MinCount; m < 1 || m >= ps.Count {
+				t.Errorf("%s/%s: minCount %d of %d pods", sc.name, ev.create.Name, m, ps.Count)
+			}
+			info, err := workload.FromAPI(ev.create)
+			if err != nil || !info.CanBePartiallyAdmitted() {
+				t.Errorf("%s/%s: the engine does not read it as partially admissible (%v)", sc.name, ev.create.Name, err)
+			}
+			if sc.fullCount(ev.create.Name) != ps.Count {
+				t.Errorf("%s/%s: fullCount %d, want %d", sc.name, ev.create.Name, sc.fullCount(ev.create.Name), ps.Count)
+			}
+		}
+	}
+	if variable == 0 {
+		t.Fatal("no workload of 10 partial-admission scenarios has a minCount")
+	}
+}
+
 func TestScenariosAreReproducibleAndValid(t *testing.T) {
 	trees := 0
 	for seed := int64(1); seed <= 3; seed++ {
 		for i := 0; i < 20; i++ {
 			fair := i%2 == 1
-			sc := newScenario(seed, i, fair)
-			if again := newScenario(seed, i, fair); !reflect.DeepEqual(sc, again) {
+			sc := newScenario(seed, i, fair, false)
+			if again := newScenario(seed, i, fair, false); !reflect.DeepEqual(sc, again) {
 				t.Fatalf("scenario %d of seed %d differs between two draws", i, seed)
 			}
 			creates := 0
@@ -162,7 +196,7 @@ func TestSettleEngineReportsWorkloadsSkippedEveryCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := admissions(wls)
-	evicted, skipping, err := settleEngine(s, time.Date(2026, 12, 4, 0, 1, 0, 0, time.UTC), held)
+	evicted, skipping, err := settleEngine(s, time.Date(2026, 12, 4, 0, 1, 0, 0, time.UTC), held, sc.fullCount)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -273,16 +274,27 @@ func (k *kueuePlayer) workloads(ctx context.Context, ns string) ([]kueue.Workloa
 }
 
 // admissionOf is a workload's admission as "clusterQueue/flavor" (one pod set
-// of one resource, as every scenario has), or "" when it holds no quota.
+// of one resource, as every scenario has), with "×n" when it got n pods of
+// more (partial admission), or "" when it holds no quota.
 func admissionOf(wl *kueue.Workload) string {
 	if wl.Status.Admission == nil || !apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) ||
 		apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
 		return ""
 	}
-	return admissionString(string(wl.Status.Admission.ClusterQueue), wl.Status.Admission.PodSetAssignments[0].Flavors[corev1.ResourceCPU])
+	psa := wl.Status.Admission.PodSetAssignments[0]
+	count := wl.Spec.PodSets[0].Count
+	return admissionString(string(wl.Status.Admission.ClusterQueue), psa.Flavors[corev1.ResourceCPU], ptr.Deref(psa.Count, count), count)
 }
 
-func admissionString[F ~string](cq string, flavor F) string { return cq + "/" + string(flavor) }
+// admissionString is "clusterQueue/flavor", with "×count" when count is
+// below the pod set's full count.
+func admissionString[F ~string](cq string, flavor F, count, full int32) string {
+	s := cq + "/" + string(flavor)
+	if count < full {
+		s += fmt.Sprintf("×%d", count)
+	}
+	return s
+}
 
 // admissions maps each workload holding quota to its admission.
 func admissions(wls []kueue.Workload) map[string]string {

@@ -55,7 +55,7 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	}
 	after = maps.Clone(before)
 	var skipping map[string]bool
-	if evicted, skipping, err = settleEngine(s, now, after); err != nil {
+	if evicted, skipping, err = settleEngine(s, now, after, sc.fullCount); err != nil {
 		return "", nil, nil, fmt.Errorf("before the event: %w", err)
 	}
 	if diff := stepDiff(before, after, nil, evicted); diff != "" {
@@ -65,7 +65,7 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 		if err := s.UpsertWorkload(step.created); err != nil {
 			return "", nil, nil, err
 		}
-		if evicted, _, err = settleEngine(s, now.Add(time.Second), after); err != nil {
+		if evicted, _, err = settleEngine(s, now.Add(time.Second), after, sc.fullCount); err != nil {
 			return "", nil, nil, err
 		}
 		return "", after, evicted, nil
@@ -90,12 +90,12 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	if err != nil {
 		return "", nil, nil, err
 	}
-	if _, _, err = settleEngine(s, now, after); err != nil {
+	if _, _, err = settleEngine(s, now, after, sc.fullCount); err != nil {
 		return "", nil, nil, fmt.Errorf("before the event: %w", err)
 	}
 	s.FinishWorkload(types.NamespacedName{Namespace: sc.name, Name: step.finished})
 	delete(after, step.finished)
-	if evicted, _, err = settleEngine(s, now.Add(time.Second), after); err != nil {
+	if evicted, _, err = settleEngine(s, now.Add(time.Second), after, sc.fullCount); err != nil {
 		return "", nil, nil, err
 	}
 	for _, wl := range parked {
@@ -103,7 +103,7 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 			return "", nil, nil, err
 		}
 	}
-	more, _, err := settleEngine(s, now.Add(2*time.Second), after)
+	more, _, err := settleEngine(s, now.Add(2*time.Second), after, sc.fullCount)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -172,7 +172,7 @@ func replayEngine(opts scheduler.Options, sc *scenario, wls []kueue.Workload, sk
 // keeping held up to date (workload name → admission) and confirming each
 // eviction at once. It returns the workloads evicted, in name order, and
 // those its last cycle skipped for another's sake (see inHeap).
-func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string) (evicted []string, skipping map[string]bool, err error) {
+func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string, full func(name string) int32) (evicted []string, skipping map[string]bool, err error) {
 	// A scenario has a few workloads: a few hundred cycles mean the
 	// engine is going round in circles.
 	for cycle := 0; ; cycle++ {
@@ -188,7 +188,7 @@ func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string)
 					skipping[d.Workload.Name] = true
 				}
 			case scheduler.Admit:
-				held[d.Workload.Name] = admissionString(d.ClusterQueue, d.PodSets[0].Flavors[corev1.ResourceCPU])
+				held[d.Workload.Name] = admissionString(d.ClusterQueue, d.PodSets[0].Flavors[corev1.ResourceCPU], d.PodSets[0].Count, full(d.Workload.Name))
 				changed = true
 			case scheduler.Preempt:
 				for _, v := range d.Victims {

@@ -25,8 +25,11 @@ import (
 // quota of its own. Every name is prefixed with the scenario's, so that scenarios
 // share one API server and one minimalkueue without touching each other.
 type scenario struct {
-	name    string
-	fair    bool
+	name string
+	fair bool
+	// partial gives half the workloads two to four pods and a minCount
+	// below that (Kueue's partial admission, on in Kueue v0.17.0).
+	partial bool
 	flavors []*kueue.ResourceFlavor
 	// cohorts are the Cohort objects: sometimes a child cohort under the
 	// scenario's cohort, and sometimes quota of a cohort's own.
@@ -61,10 +64,12 @@ var scenarioPriorities = []int32{0, 10, 20}
 
 // newScenario builds scenario number i of the run seeded with seed. With
 // fair sharing, queues and cohorts get weights, and no queue has
-// borrowWithinCohort, which applies to classic preemption only.
-func newScenario(seed int64, i int, fair bool) *scenario {
+// borrowWithinCohort, which applies to classic preemption only. With
+// partial, workloads may be admitted with fewer pods (see scenario.partial);
+// the world (flavors, Cohorts, queues) is that of the seed without it.
+func newScenario(seed int64, i int, fair, partial bool) *scenario {
 	r := rand.New(rand.NewSource(seed*1_000_003 + int64(i)))
-	sc := &scenario{name: fmt.Sprintf("s%d-%d", seed, i), fair: fair}
+	sc := &scenario{name: fmt.Sprintf("s%d-%d", seed, i), fair: fair, partial: partial}
 	for f := 1; f <= 1+r.Intn(2); f++ {
 		sc.flavors = append(sc.flavors, &kueue.ResourceFlavor{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-f%d", sc.name, f)},
@@ -193,7 +198,8 @@ func (sc *scenario) cohortQuota(r *rand.Rand) kueue.ResourceGroup {
 }
 
 // workload draws workload number w: a LocalQueue, one pod set of one or two
-// pods of 1–3 cpu, and a priority.
+// pods of 1–3 cpu (with partial, half of them two to four pods and a
+// minCount), and a priority.
 func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
 	lq := sc.lqs[r.Intn(len(sc.lqs))]
 	count := int32(1)
@@ -201,14 +207,20 @@ func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
 		count = int32(1 + r.Intn(scenarioMaxPodCount))
 	}
 	cpu := resource.NewQuantity(int64(1+r.Intn(scenarioMaxPodCPU)), resource.DecimalSI)
+	var minCount *int32
+	if sc.partial && r.Float64() < 0.5 {
+		count = int32(2 + r.Intn(3))
+		minCount = ptr.To(int32(1 + r.Intn(int(count-1))))
+	}
 	return &kueue.Workload{
 		ObjectMeta: metav1.ObjectMeta{Namespace: sc.name, Name: fmt.Sprintf("w%02d", w)},
 		Spec: kueue.WorkloadSpec{
 			QueueName: kueue.LocalQueueName(lq.Name),
 			Priority:  ptr.To(scenarioPriorities[r.Intn(len(scenarioPriorities))]),
 			PodSets: []kueue.PodSet{{
-				Name:  "main",
-				Count: count,
+				Name:     "main",
+				Count:    count,
+				MinCount: minCount,
 				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
 					Containers: []corev1.Container{{
@@ -220,4 +232,15 @@ func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
 			}},
 		},
 	}
+}
+
+// fullCount is the pod count workload name asks for, 0 when the scenario
+// creates no such workload.
+func (sc *scenario) fullCount(name string) int32 {
+	for _, e := range sc.events {
+		if e.create != nil && e.create.Name == name {
+			return e.create.Spec.PodSets[0].Count
+		}
+	}
+	return 0
 }
