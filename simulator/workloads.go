@@ -11,6 +11,7 @@ import (
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/workload"
 	"quokka.dev/quokka/simulator/manifest"
 )
 
@@ -130,32 +131,7 @@ func (s *sim) admitted(w *workloadRecord, cq string, podSets []PodSetAssignment,
 		s.timers.add(s.now+w.runtime, w.key, w.gen)
 	}
 	s.record(Event{Type: Admitted, Workload: w.name, ClusterQueue: cq, Flavors: w.flavors, Borrowing: borrowing, Preset: preset,
-		PodCounts: reducedCounts(w.obj, podSets)})
-}
-
-// reducedCounts is every pod set's admitted count when some pod set got
-// fewer pods than wl asks for (partial admission), nil otherwise.
-func reducedCounts(wl *kueue.Workload, podSets []PodSetAssignment) map[string]int32 {
-	reduced := false
-	for _, a := range podSets {
-		for _, ps := range wl.Spec.PodSets {
-			name := string(ps.Name)
-			if name == "" {
-				name = string(kueue.DefaultPodSetName)
-			}
-			if name == a.Name && a.Count < ps.Count {
-				reduced = true
-			}
-		}
-	}
-	if !reduced {
-		return nil
-	}
-	out := make(map[string]int32, len(podSets))
-	for _, a := range podSets {
-		out[a.Name] = a.Count
-	}
-	return out
+		PodCounts: workload.ReducedCounts(w.obj, podSets)})
 }
 
 // evicted returns an admitted job to its queue: it lost its quota to a preemption

@@ -2,6 +2,9 @@ package workload
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -312,4 +315,48 @@ func requiredAffinity(spec *corev1.PodSpec) *corev1.NodeSelector {
 		return nil
 	}
 	return spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.DeepCopy()
+}
+
+// ReducedCounts is every pod set's assigned count when some pod set of wl
+// got fewer pods than it asks for (a partial admission), nil otherwise: what
+// reports show beside an admission.
+func ReducedCounts(wl *kueue.Workload, assigned []decision.PodSetAssignment) map[string]int32 {
+	reduced := false
+	for _, a := range assigned {
+		for _, ps := range wl.Spec.PodSets {
+			name := string(ps.Name)
+			if name == "" {
+				name = string(kueue.DefaultPodSetName)
+			}
+			if name == a.Name && a.Count < ps.Count {
+				reduced = true
+			}
+		}
+	}
+	if !reduced {
+		return nil
+	}
+	out := make(map[string]int32, len(assigned))
+	for _, a := range assigned {
+		out[a.Name] = a.Count
+	}
+	return out
+}
+
+// CountsText says how many pods ReducedCounts gave: "25 pods" for one pod
+// set, "20 pods in two, 10 in three" for several, in name order.
+func CountsText(counts map[string]int32) string {
+	names := slices.Sorted(maps.Keys(counts))
+	if len(names) == 1 {
+		return fmt.Sprintf("%d pods", counts[names[0]])
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		unit := ""
+		if i == 0 {
+			unit = " pods"
+		}
+		parts[i] = fmt.Sprintf("%d%s in %s", counts[n], unit, n)
+	}
+	return strings.Join(parts, ", ")
 }

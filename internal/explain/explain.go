@@ -20,6 +20,7 @@ import (
 	"quokka.dev/quokka/engine/flavorassigner"
 	"quokka.dev/quokka/engine/resources"
 	"quokka.dev/quokka/engine/scheduler"
+	"quokka.dev/quokka/engine/workload"
 	"quokka.dev/quokka/internal/feed"
 )
 
@@ -74,6 +75,9 @@ type WorkloadReport struct {
 	Ahead    int  `json:"ahead"`
 	Pending  int  `json:"pending"`
 	Fits     bool `json:"fits"`
+	// PodCounts, set when it holds or would get fewer pods than it asks for
+	// (partial admission), are every pod set's admitted count.
+	PodCounts map[string]int32 `json:"podCounts,omitempty"`
 	// Reason and Message are the engine's (Kueue's QuotaReserved reasons).
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
@@ -166,6 +170,7 @@ func (e *Explainer) Workload(key types.NamespacedName) (*WorkloadReport, error) 
 				a.Flavors = append(a.Flavors, m)
 			}
 			rep.Admission = a
+			rep.PodCounts = workload.ReducedCounts(wl, v.PodSets)
 			e.describeQueue(rep)
 			return rep, nil
 		}
@@ -179,6 +184,9 @@ func (e *Explainer) Workload(key types.NamespacedName) (*WorkloadReport, error) 
 	}
 	e.describeQueue(rep)
 	rep.Fits, rep.Reason, rep.Message = d.Fits, d.Reason, d.Message
+	if d.Fits {
+		rep.PodCounts = workload.ReducedCounts(wl, d.PodSets)
+	}
 	if rep.ClusterQueue != "" {
 		rep.Pending = len(e.pendingOf(rep.ClusterQueue))
 	}

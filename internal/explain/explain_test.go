@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -267,5 +268,27 @@ func TestExplainWorkloadBlockedByOtherThanQuota(t *testing.T) {
 	if rep := explainWL(t, e, "ns", "big"); len(rep.Changes) != 1 || rep.Changes[0].MoreNominalQuota != "8" ||
 		rep.Preemption == nil || !strings.Contains(rep.Preemption.Impossible, "can ever get") {
 		t.Errorf("big = %+v, want 8 more GPUs and no preemption", rep)
+	}
+}
+
+// A workload that may be admitted with fewer pods (partial admission) is
+// explained with the pods it would get: eval may use its 8 GPUs, research's
+// 32 and the 12 product-training lends, 52 in all, of which a running job
+// holds 5; a sweep of 100 one-GPU pods with a minCount of 2 gets 47.
+func TestExplainWorkloadFitsWithFewerPods(t *testing.T) {
+	t.Parallel()
+	objs := gpuCluster("16")
+	objs = append(objs, gpuJob("eval", "running", 5, 0).ReserveQuota("eval", "h100").QuotaReservedAt(0).Obj())
+	partial := tb.MakeWorkload("eval", "sweep").Queue("eval-gpu").Created(time.Second).PodSet("main", 100).
+		Request(gpu, "1").Request(corev1.ResourceCPU, "12").Request(corev1.ResourceMemory, "120Gi").Obj()
+	partial.Spec.PodSets[0].MinCount = ptr.To[int32](2)
+	e := load(t, append(objs, partial))
+	rep := explainWL(t, e, "eval", "sweep")
+	if !rep.Fits || rep.PodCounts["main"] != 47 {
+		t.Fatalf("report fits %v, pod counts %v; want it to fit with 47 pods", rep.Fits, rep.PodCounts)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "Fits now:     yes, with 47 pods") {
+		t.Fatalf("text %q (err %v); want the pods it would get", b.String(), err)
 	}
 }

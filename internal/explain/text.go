@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"quokka.dev/quokka/engine/workload"
 )
 
 // WriteText prints a workload report for people.
@@ -30,6 +32,7 @@ func (r *WorkloadReport) WriteText(w io.Writer) error {
 		if r.Admission.Borrowing {
 			b.WriteString(", borrowing")
 		}
+		b.WriteString(podCountsText(r.PodCounts))
 		b.WriteString("\n")
 		return write(w, b.String())
 	}
@@ -40,7 +43,7 @@ func (r *WorkloadReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  Position:     %d of %d pending (%d ahead)\n", r.Position, r.Pending, r.Ahead)
 	}
 	if r.Fits {
-		b.WriteString("  Fits now:     yes\n")
+		b.WriteString("  Fits now:     yes" + podCountsText(r.PodCounts) + "\n")
 	} else if r.Reason != "" {
 		fmt.Fprintf(&b, "  Reason:       %s\n", r.Reason)
 	}
@@ -141,4 +144,12 @@ func (r *QueueReport) WriteText(w io.Writer) error {
 func write(w io.Writer, s string) error {
 	_, err := io.WriteString(w, s)
 	return err
+}
+
+// podCountsText is ", with 25 pods" for a partial admission, "" otherwise.
+func podCountsText(counts map[string]int32) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	return ", with " + workload.CountsText(counts)
 }

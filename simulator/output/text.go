@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"quokka.dev/quokka/engine/workload"
 	"quokka.dev/quokka/simulator"
 	"quokka.dev/quokka/simulator/manifest"
 )
@@ -96,7 +97,7 @@ func writeTimeline(w io.Writer, r *simulator.Result) {
 			reason = e.Reason + ": " + e.Message
 		}
 		if e.Type == simulator.Admitted && e.PodCounts != nil {
-			reason = strings.TrimSpace(reason + " " + podCountsText(e.PodCounts))
+			reason = strings.TrimSpace(reason + " with " + workload.CountsText(e.PodCounts))
 		}
 		flavors := ""
 		if e.Type == simulator.Admitted {
@@ -288,23 +289,4 @@ func resourceListText(l corev1.ResourceList) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
-}
-
-// podCountsText says how many pods a partial admission gave each pod set:
-// "with 2 pods" for one pod set, "with 2 pods in main, 3 in workers" for
-// more, in name order.
-func podCountsText(counts map[string]int32) string {
-	names := make([]string, 0, len(counts))
-	for n := range counts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if len(names) == 1 {
-		return fmt.Sprintf("with %d pods", counts[names[0]])
-	}
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = fmt.Sprintf("%d in %s", counts[n], n)
-	}
-	return "with " + strings.Replace(strings.Join(parts, ", "), " in ", " pods in ", 1)
 }
