@@ -37,7 +37,9 @@ const decisionsSettle = 2 * time.Second
 type decisionsReport struct {
 	scenarios, creates, finishes int
 	admissions, evictions        int
-	differences                  int
+	// partial counts Kueue's admissions with fewer pods than asked for.
+	partial     int
+	differences int
 	// lost lists the events Kueue's manager did not decide: it exited, or
 	// never settled (see decisionscrash.go).
 	lost []string
@@ -152,8 +154,12 @@ func runDecisions(o options) error {
 			}
 		}
 	}
-	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes): Kueue admitted %d times and evicted %d times; Quokka decided %d events differently\n",
-		rep.scenarios, rep.creates+rep.finishes, rep.creates, rep.finishes, rep.admissions, rep.evictions, rep.differences)
+	partial := ""
+	if o.partial {
+		partial = fmt.Sprintf(" (%d with fewer pods than asked for)", rep.partial)
+	}
+	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes): Kueue admitted %d times%s and evicted %d times; Quokka decided %d events differently\n",
+		rep.scenarios, rep.creates+rep.finishes, rep.creates, rep.finishes, rep.admissions, partial, rep.evictions, rep.differences)
 	if len(rep.lost) > 0 {
 		fmt.Printf("%s did not decide %d events (it exited, or they never settled): %s; those were not compared (its log: %s)\n",
 			name, len(rep.lost), strings.Join(rep.lost, ", "), mk.log)
@@ -204,6 +210,9 @@ func compareScenario(ctx context.Context, player *kueuePlayer, mk *kueueProcess,
 		for name, a := range step.after {
 			if before := admissionOf(findWorkload(step.before, name)); before != a {
 				rep.admissions++
+				if strings.Contains(a, "×") {
+					rep.partial++
+				}
 			}
 		}
 		rep.evictions += len(step.evicted)
