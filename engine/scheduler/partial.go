@@ -69,3 +69,17 @@ func (s *Scheduler) findsVictims(q *quota.ClusterQueue, r *record, a *flavorassi
 	targets, scope, _ := s.findVictims(q, r, a)
 	return scope != scopeNone && len(targets) > 0
 }
+
+// readyPartial is the fresh nomination of a ready preemptor that may be
+// admitted with fewer pods, when it fits: Kueue nominates the preemptor
+// afresh once its victims are gone, and its search may then find room for
+// more pods than it preempted for (the room the victims left beside what
+// was free; decisions run dec-43, s17-3 event 12). Other ready preemptors
+// are admitted in the assignment they preempted for (see admitReady).
+func (s *Scheduler) readyPartial(q *quota.ClusterQueue, r *record) (flavorassigner.Result, bool) {
+	if !s.partialOK(r) {
+		return flavorassigner.Result{}, false
+	}
+	res, skipped := s.assign(q, r, true)
+	return res, res.Fits && !skipped
+}

@@ -96,3 +96,37 @@ func TestPartialHeadOfStrictFIFO(t *testing.T) {
 		t.Fatalf("admitted %+v; want head with 5 pods (10 of 11 cpu), then next", got)
 	}
 }
+
+// A preemptor that preempted for fewer pods than it asks for is nominated
+// afresh once its victims are gone, as Kueue does, and gets what the search
+// then finds (decisions run dec-43, seed 17 with --partial-admission,
+// scenario 3, event 12): cq2 (2 cpu, borrowing the 1 cpu cq1 lends) holds
+// w08's 3 pods; w10 (4 pods, minCount 1, higher priority) never fits whole,
+// preempts w08 for 2 pods, and is admitted with 3 once w08 is gone; w08,
+// back in the queue, finds no room.
+func TestReadyPartialPreemptorIsNominatedAfresh(t *testing.T) {
+	s := world(t, Options{},
+		MakeFlavor("f1").Obj(),
+		namespace{"ns", nil},
+		MakeCohort("c").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerPriority).
+			Quota("f1", "cpu", "1", Borrowing("4"), Lending("1")).Obj(),
+		MakeClusterQueue("cq2").Cohort("c").
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerOrNewerEqualPriority).
+			Quota("f1", "cpu", "2").Obj(),
+		MakeLocalQueue("ns", "lq2", "cq2").Obj())
+	_ = s.UpsertWorkload(ksMinCount(ksAdmittedAt(MakeWorkload("ns", "w08").Queue("lq2").Priority(0).
+		PodSet("main", 3).Request("cpu", "1"), time.Minute, "cq2", "f1"), map[string]int32{"main": 1}))
+	_ = s.UpsertWorkload(ksMinCount(MakeWorkload("ns", "w10").Queue("lq2").Priority(20).Created(2*time.Minute).
+		PodSet("main", 4).Request("cpu", "1").Obj(), map[string]int32{"main": 1}))
+	ds := s.Cycle(now)
+	if p := preempts(ds); len(p) != 1 || len(p[0].Victims) != 1 || p[0].Victims[0].Workload.Name != "w08" {
+		t.Fatalf("decisions %v; want w10 to preempt w08", ds)
+	}
+	confirm(s, ds)
+	got := admits(s.Cycle(now))
+	if len(got) != 1 || got[0].Workload.Name != "w10" || got[0].PodSets[0].Count != 3 {
+		t.Fatalf("after the eviction admitted %+v; want w10 alone, with 3 pods", got)
+	}
+}
