@@ -16,8 +16,9 @@ import (
 // full assignment stands, with whatever it holds or says. The assignment
 // then goes through the cycle as any other: admitted with its counts
 // (status.admission's podSetAssignments[].count, which the Job integration
-// turns into the Job's parallelism), or preempted for, the preemptor later
-// admitted with the counts it preempted for.
+// turns into the Job's parallelism), or preempted for; once its victims are
+// gone the preemptor is nominated afresh, as Kueue's next cycle does, and may
+// get more pods than it preempted for (readyPartial).
 //
 // The walks' shortcuts, which skip a workload whose full request cannot
 // fit, are never taken for such a workload (see partialOK's callers), and
@@ -31,7 +32,7 @@ func (s *Scheduler) partialOK(r *record) bool {
 
 // nominate is the assignment Kueue nominates r with in q: assignAsIs, or,
 // when that neither fits nor finds victims and r may be admitted partially,
-// the largest reduced counts that do.
+// the reduced counts Kueue's search settles on.
 func (s *Scheduler) nominate(q *quota.ClusterQueue, r *record) flavorassigner.Result {
 	res := s.assignAsIs(q, r)
 	if res.Fits || !s.partialOK(r) {
