@@ -2,9 +2,11 @@ package simulator
 
 import (
 	"fmt"
+	"sort"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -57,6 +59,10 @@ func (s *sim) apply(d *manifest.Document) error {
 		// Kueue Job's pod PriorityClass is not resolved (docs/koord-queue.md,
 		// "Where Quokka decides otherwise").
 		s.world.pcs[o.Name] = o.Value
+	case *corev1.LimitRange:
+		s.applyLimitRange(o)
+	case *nodev1.RuntimeClass:
+		s.applyRuntimeClass(o)
 	case *queuev1alpha1.Queue:
 		return s.applyQueue(d, o)
 	case *kueue.LocalQueue:
@@ -175,4 +181,55 @@ func (s *sim) applyCohort(d *manifest.Document, o *kueue.Cohort) error {
 		return &manifest.Error{Source: d.Source, Object: d.Key.String(), Err: err}
 	}
 	return nil
+}
+
+// applyLimitRange replaces a LimitRange of its namespace: the namespace's
+// pending workloads are counted again with the namespace's LimitRanges, as
+// the manager counts them (Kueue's LimitRange defaults and checks).
+func (s *sim) applyLimitRange(o *corev1.LimitRange) {
+	ranges := s.world.limitRanges[o.Namespace]
+	if ranges == nil {
+		ranges = map[string]corev1.LimitRange{}
+		s.world.limitRanges[o.Namespace] = ranges
+	}
+	ranges[o.Name] = *o.DeepCopy()
+	s.engine.SetLimitRanges(o.Namespace, s.world.limitRangesOf(o.Namespace))
+	s.reupsertPending(func(w *workloadRecord) bool { return w.key.Namespace == o.Namespace })
+}
+
+// applyRuntimeClass records a RuntimeClass's overhead: pending workloads
+// whose pod sets name it are counted again.
+func (s *sim) applyRuntimeClass(o *nodev1.RuntimeClass) {
+	var overhead corev1.ResourceList
+	if o.Overhead != nil {
+		overhead = o.Overhead.PodFixed.DeepCopy()
+	}
+	s.world.runtimeClasses[o.Name] = overhead
+	s.engine.UpsertRuntimeClass(o.Name, overhead)
+	s.reupsertPending(func(w *workloadRecord) bool {
+		for _, ps := range w.obj.Spec.PodSets {
+			if n := ps.Template.Spec.RuntimeClassName; n != nil && *n == o.Name {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// reupsertPending upserts again the pending workloads that match, in name
+// order, so that the engine counts them in their namespace's environment as
+// it now is. A workload the engine now refuses keeps its last reading.
+func (s *sim) reupsertPending(match func(*workloadRecord) bool) {
+	var names []string
+	byName := map[string]*workloadRecord{}
+	for _, w := range s.workloads {
+		if w.state == StatePending && match(w) {
+			names = append(names, w.name)
+			byName[w.name] = w
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		_ = s.engine.UpsertWorkload(byName[n].obj)
+	}
 }

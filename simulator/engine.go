@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -20,6 +21,12 @@ type Engine interface {
 	UpsertLocalQueue(lq *kueue.LocalQueue)
 	UpsertNamespace(name string, labels map[string]string)
 	UpsertWorkloadPriorityClass(name string, value int32)
+	// SetLimitRanges replaces a namespace's LimitRanges, and
+	// UpsertRuntimeClass records a RuntimeClass's overhead: pod sets are
+	// counted with them from then on (the simulator upserts the pending
+	// workloads they concern again).
+	SetLimitRanges(namespace string, ranges []corev1.LimitRange)
+	UpsertRuntimeClass(name string, overhead corev1.ResourceList)
 	// UpsertPreemptionConfig adds or replaces a PreemptionConfig; ClusterQueues
 	// reference it by the kueue.x-k8s.io/preemption-config-name annotation. The
 	// error names the field that cannot be compiled.

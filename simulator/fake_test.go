@@ -62,7 +62,9 @@ func (f *fakeEngine) UpsertLocalQueue(lq *kueue.LocalQueue) {
 func (f *fakeEngine) UpsertNamespace(name string, labels map[string]string) {
 	f.namespaces[name] = labels
 }
-func (f *fakeEngine) UpsertWorkloadPriorityClass(string, int32) {}
+func (f *fakeEngine) UpsertWorkloadPriorityClass(string, int32)      {}
+func (f *fakeEngine) SetLimitRanges(string, []corev1.LimitRange)     {}
+func (f *fakeEngine) UpsertRuntimeClass(string, corev1.ResourceList) {}
 func (f *fakeEngine) UpsertPreemptionConfig(*kueuev1alpha1.PreemptionConfig) error {
 	return nil
 }

@@ -27,6 +27,12 @@ func (s *sim) replay() error {
 	for _, name := range sortedNames(s.world.implicitNS) {
 		s.engine.UpsertNamespace(name, nil)
 	}
+	for _, ns := range sortedNames(s.world.limitRanges) {
+		s.engine.SetLimitRanges(ns, s.world.limitRangesOf(ns))
+	}
+	for _, name := range sortedNames(s.world.runtimeClasses) {
+		s.engine.UpsertRuntimeClass(name, s.world.runtimeClasses[name])
+	}
 	for _, name := range sortedNames(s.world.wpcs) {
 		s.engine.UpsertWorkloadPriorityClass(name, s.world.wpcs[name])
 	}

@@ -28,6 +28,10 @@ type world struct {
 	// pcs are the scheduling.k8s.io PriorityClasses by name: the priority of
 	// a Koord-Queue Job whose pod template names one.
 	pcs map[string]int32
+	// limitRanges are each namespace's LimitRanges by name, and
+	// runtimeClasses each RuntimeClass's overhead.
+	limitRanges    map[string]map[string]corev1.LimitRange
+	runtimeClasses map[string]corev1.ResourceList
 	// koordQueues are the Koord-Queue Queues written by hand, by name (all in
 	// namespace koord-queue), as the quota's reconciliation left them.
 	koordQueues map[string]*queuev1alpha1.Queue
@@ -51,18 +55,20 @@ type live[T any] struct {
 
 func newWorld() *world {
 	return &world{
-		flavors:    map[string]*kueue.ResourceFlavor{},
-		cqs:        map[string]*live[kueue.ClusterQueue]{},
-		cohorts:    map[string]*live[kueue.Cohort]{},
-		lqs:        map[types.NamespacedName]*live[kueue.LocalQueue]{},
-		namespaces: map[string]*corev1.Namespace{},
-		implicitNS: map[string]bool{},
-		wpcs:       map[string]int32{},
-		pcs:        map[string]int32{},
-		providers:  map[string]*kueuev1alpha1.CapacityProvider{},
-		dqos:       map[string]*live[kueuev1alpha1.DynamicQuotaOrchestrator]{},
-		uids:       map[manifest.Key]types.UID{},
-		created:    map[manifest.Key]metav1.Time{},
+		flavors:        map[string]*kueue.ResourceFlavor{},
+		cqs:            map[string]*live[kueue.ClusterQueue]{},
+		cohorts:        map[string]*live[kueue.Cohort]{},
+		lqs:            map[types.NamespacedName]*live[kueue.LocalQueue]{},
+		namespaces:     map[string]*corev1.Namespace{},
+		implicitNS:     map[string]bool{},
+		limitRanges:    map[string]map[string]corev1.LimitRange{},
+		runtimeClasses: map[string]corev1.ResourceList{},
+		wpcs:           map[string]int32{},
+		pcs:            map[string]int32{},
+		providers:      map[string]*kueuev1alpha1.CapacityProvider{},
+		dqos:           map[string]*live[kueuev1alpha1.DynamicQuotaOrchestrator]{},
+		uids:           map[manifest.Key]types.UID{},
+		created:        map[manifest.Key]metav1.Time{},
 
 		preemptionConfigs: map[string]*live[kueuev1alpha1.PreemptionConfig]{},
 		koordQueues:       map[string]*queuev1alpha1.Queue{},
@@ -134,4 +140,13 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// limitRangesOf is namespace ns's LimitRanges in name order.
+func (w *world) limitRangesOf(ns string) []corev1.LimitRange {
+	out := make([]corev1.LimitRange, 0, len(w.limitRanges[ns]))
+	for _, name := range sortedNames(w.limitRanges[ns]) {
+		out = append(out, w.limitRanges[ns][name])
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/scheduler"
+	"quokka.dev/quokka/engine/workload"
 )
 
 // pendingTracker remembers the pending reason last written per workload, so that
@@ -89,11 +90,13 @@ func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
 	if l.pending.seen(d.Workload, d.Reason, d.Message) {
 		return nil
 	}
+	var env *workload.Environment
+	l.engine.Do(func(s *scheduler.Scheduler) { env = s.Environment(d.Workload.Namespace) })
 	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
 		if wl.Status.Admission != nil || isTrue(wl, kueue.WorkloadFinished) {
 			return errSkip
 		}
-		requests, counted := resourceRequests(wl, l.rules)
+		requests, counted := resourceRequests(wl, l.rules, env)
 		if pendingUnchanged(wl, d.Reason, d.Message) && (!counted || sameRequests(wl.Status.ResourceRequests, requests)) {
 			return errSkip
 		}

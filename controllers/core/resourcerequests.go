@@ -10,11 +10,12 @@ import (
 
 // resourceRequests is Kueue's status.resourceRequests for a pending workload:
 // what each pod set counts as against quota, all its pods together, with the
-// Configuration's resources block applied by the engine's own reading of the
+// Configuration's resources block, the namespace's LimitRange defaults and
+// the RuntimeClasses' overheads applied by the engine's own reading of the
 // Workload (so that it says what the engine charges). False when the
 // Workload's requests cannot be read (the engine explains that itself).
-func resourceRequests(wl *kueue.Workload, rules *workload.ResourceRules) ([]kueue.PodSetRequest, bool) {
-	info, err := workload.FromAPIWith(wl, rules)
+func resourceRequests(wl *kueue.Workload, rules *workload.ResourceRules, env *workload.Environment) ([]kueue.PodSetRequest, bool) {
+	info, err := workload.FromAPIIn(wl, rules, env)
 	if err != nil {
 		return nil, false
 	}

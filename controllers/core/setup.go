@@ -53,6 +53,9 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 			return err
 		}
 	}
+	if err := setupEnvironment(mgr, engine); err != nil {
+		return err
+	}
 	events := mgr.GetEventRecorderFor("kueue-admission") //nolint:staticcheck // the brief's client-go recorder; events.k8s.io later
 	resync := make(chan event.GenericEvent)
 	wr := &workloadReconciler{client: mgr.GetClient(), engine: engine, role: role, events: events, now: opts.Now, resync: resync}

@@ -41,7 +41,7 @@ type DryRunResult struct {
 // pods is answered with the counts the cycle would nominate (PodSets'
 // counts, or the victims for them).
 func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
-	info, err := workload.FromAPIWith(wl, s.opts.Resources)
+	info, err := workload.FromAPIIn(wl, s.opts.Resources, s.Environment(wl.Namespace))
 	if err != nil {
 		return DryRunResult{Reason: ReasonInvalid, Message: err.Error()}
 	}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"testing"
 	"time"
 
@@ -43,6 +44,9 @@ func apply(t testing.TB, s *Scheduler, o any) {
 		err = s.UpsertWorkload(v)
 	case namespace:
 		s.UpsertNamespace(v.name, v.labels)
+	case *corev1.LimitRange:
+		// One per namespace in these tests.
+		s.SetLimitRanges(v.Namespace, []corev1.LimitRange{*v})
 	default:
 		t.Fatalf("unknown object %T", o)
 	}

@@ -117,16 +117,17 @@ func ksRender(a Admit) string {
 
 // ksOutcome is what one Cycle decided, in comparable form.
 type ksOutcome struct {
-	admit   map[string]string // workload → ksRender of its Admit
-	counts  map[string]string // workload → "podset=count ..." of its Admit
-	preempt map[string]string // preemptor → "victim:Reason,..." sorted
-	pending []string          // workloads with a Pending decision, sorted
-	reasons map[string]string // workload → Pending reason
-	evicts  []string
+	admit    map[string]string // workload → ksRender of its Admit
+	counts   map[string]string // workload → "podset=count ..." of its Admit
+	preempt  map[string]string // preemptor → "victim:Reason,..." sorted
+	pending  []string          // workloads with a Pending decision, sorted
+	reasons  map[string]string // workload → Pending reason
+	messages map[string]string // workload → Pending message
+	evicts   []string
 }
 
 func ksOutcomeOf(ds []Decision) ksOutcome {
-	o := ksOutcome{admit: map[string]string{}, counts: map[string]string{}, preempt: map[string]string{}, pending: []string{}, reasons: map[string]string{}}
+	o := ksOutcome{admit: map[string]string{}, counts: map[string]string{}, preempt: map[string]string{}, pending: []string{}, reasons: map[string]string{}, messages: map[string]string{}}
 	for _, d := range ds {
 		switch d := d.(type) {
 		case Admit:
@@ -149,6 +150,7 @@ func ksOutcomeOf(ds []Decision) ksOutcome {
 				o.pending = append(o.pending, k)
 			}
 			o.reasons[k] = d.Reason
+			o.messages[k] = d.Message
 		case Evict:
 			o.evicts = append(o.evicts, d.Workload.String())
 		}
@@ -170,6 +172,8 @@ type ksExpect struct {
 	preempt map[string]string
 	pending []string
 	reasons map[string]string
+	// messages, when set, are Pending messages that must be Kueue's.
+	messages map[string]string
 }
 
 func ksCompare(t *testing.T, label string, ds []Decision, want ksExpect) {
@@ -205,6 +209,11 @@ func ksCompare(t *testing.T, label string, ds []Decision, want ksExpect) {
 	for k, r := range want.reasons {
 		if got.reasons[k] != r {
 			t.Errorf("%s: %s pending with reason %q, want %q", label, k, got.reasons[k], r)
+		}
+	}
+	for k, m := range want.messages {
+		if got.messages[k] != m {
+			t.Errorf("%s: %s pending with message %q, want %q", label, k, got.messages[k], m)
 		}
 	}
 	if len(got.evicts) != 0 {
@@ -1194,6 +1203,22 @@ func TestKueueSchedule(t *testing.T) {
 				MakeWorkload("default", "high-bop").Queue("bop-queue").Priority(0).Request("cpu", "5").Obj(),
 			},
 			want: ksExpect{admit: map[string]string{"default/high-bop": "bop-cq main:cpu=spot"}},
+		},
+		{
+			// A LimitRange of the namespace caps containers at 300m cpu: the
+			// workload is never admitted, with Kueue's message.
+			name: "container does not satisfy limitRange constraints",
+			extra: []any{&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "alpha", Namespace: "sales"},
+				Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
+					Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("300m")}}}}}},
+			wls: []*kueue.Workload{
+				MakeWorkload("sales", "new").Queue("main").PodSet("one", 1).Request("cpu", "500m").Obj(),
+			},
+			want: ksExpect{
+				pending:  []string{"sales/new"},
+				reasons:  map[string]string{"sales/new": ReasonInvalid},
+				messages: map[string]string{"sales/new": `resources didn't satisfy LimitRange constraints: spec.podSets[0].template.spec.containers[0]: Invalid value: ["cpu"]: requests must not be above the limitRange max`},
+			},
 		},
 		{
 			name: "prevent integer overflow when sum of requests over podsets exceeds MaxInt64",

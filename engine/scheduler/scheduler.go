@@ -95,7 +95,10 @@ type Scheduler struct {
 	opts  Options
 	cache *quota.Cache
 
-	namespaces  map[string]labels.Set
+	namespaces map[string]labels.Set
+	// env is the namespaces' LimitRanges and the RuntimeClasses
+	// (environment.go).
+	env         environments
 	localQueues map[types.NamespacedName]*localQueue
 	// lqsByCQ indexes LocalQueues by the ClusterQueue they point to.
 	lqsByCQ map[string]map[types.NamespacedName]*localQueue

@@ -19,7 +19,7 @@ import (
 // error, for a quantity that cannot be converted, names the field; the previous
 // state is kept.
 func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
-	info, err := workload.FromAPIWith(wl, s.opts.Resources)
+	info, err := workload.FromAPIIn(wl, s.opts.Resources, s.Environment(wl.Namespace))
 	if err != nil {
 		return err
 	}

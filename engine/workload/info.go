@@ -115,6 +115,14 @@ func FromAPI(wl *kueue.Workload) (*Info, error) { return FromAPIWith(wl, nil) }
 // sets' requests are what rules count (see ResourceRules). An admission's
 // resourceUsage, written when it was made, is taken as it is.
 func FromAPIWith(wl *kueue.Workload, rules *ResourceRules) (*Info, error) {
+	return FromAPIIn(wl, rules, nil)
+}
+
+// FromAPIIn is FromAPIWith in the environment of the workload's namespace:
+// its pod sets are counted as Kueue counts them there (LimitRange defaults
+// and RuntimeClass overheads), and a pod set outside the namespace's
+// LimitRanges makes the workload Invalid. A nil env adds nothing.
+func FromAPIIn(wl *kueue.Workload, rules *ResourceRules, env *Environment) (*Info, error) {
 	info := &Info{
 		Key:       types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name},
 		UID:       wl.UID,
@@ -165,18 +173,23 @@ func FromAPIWith(wl *kueue.Workload, rules *ResourceRules) (*Info, error) {
 	base := field.NewPath("spec", "podSets")
 	for i := range wl.Spec.PodSets {
 		ps := &wl.Spec.PodSets[i]
-		perPod, err := PodRequests(base.Index(i).Child("template", "spec"), &ps.Template.Spec)
+		specPath := base.Index(i).Child("template", "spec")
+		spec := env.adjust(&ps.Template.Spec)
+		perPod, err := PodRequests(specPath, spec)
 		if err != nil {
 			return nil, fmt.Errorf("workload %s: %w", info.Key, err)
 		}
-		if v := LimitViolation(base.Index(i).Child("template", "spec"), &ps.Template.Spec); v != "" && info.Invalid == "" {
+		if v := LimitViolation(specPath, spec); v != "" && info.Invalid == "" {
 			info.Invalid = "resources validation failed: " + v
+		}
+		if info.Invalid == "" {
+			info.Invalid = env.limitRangeViolation(specPath, spec, perPod)
 		}
 		name := string(ps.Name)
 		if name == "" {
 			name = string(kueue.DefaultPodSetName)
 		}
-		perPod, zero := rules.apply(perPod, ZeroRequests(&ps.Template.Spec, perPod))
+		perPod, zero := rules.apply(perPod, ZeroRequests(spec, perPod))
 		info.PodSets = append(info.PodSets, PodSet{
 			Name:             name,
 			Count:            ps.Count,
@@ -184,9 +197,9 @@ func FromAPIWith(wl *kueue.Workload, rules *ResourceRules) (*Info, error) {
 			PerPod:           perPod,
 			Total:            scale(perPod, ps.Count),
 			Zero:             zero,
-			NodeSelector:     copyMap(ps.Template.Spec.NodeSelector),
-			RequiredAffinity: requiredAffinity(&ps.Template.Spec),
-			Tolerations:      append([]corev1.Toleration(nil), ps.Template.Spec.Tolerations...),
+			NodeSelector:     copyMap(spec.NodeSelector),
+			RequiredAffinity: requiredAffinity(spec),
+			Tolerations:      append([]corev1.Toleration(nil), spec.Tolerations...),
 		})
 	}
 	if adm := wl.Status.Admission; adm != nil {

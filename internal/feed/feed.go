@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,6 +23,8 @@ type Objects struct {
 	Flavors           kueue.ResourceFlavorList
 	Cohorts           kueue.CohortList
 	Namespaces        corev1.NamespaceList
+	LimitRanges       corev1.LimitRangeList
+	RuntimeClasses    nodev1.RuntimeClassList
 	WPCs              kueue.WorkloadPriorityClassList
 	PriorityClasses   schedulingv1.PriorityClassList
 	PreemptionConfigs kueuev1alpha1.PreemptionConfigList
@@ -34,7 +37,7 @@ type Objects struct {
 // manager, the API server in the CLI). It only reads.
 func List(ctx context.Context, r client.Reader) (*Objects, error) {
 	o := &Objects{}
-	for _, list := range []client.ObjectList{&o.Flavors, &o.Cohorts, &o.Namespaces, &o.WPCs, &o.PriorityClasses,
+	for _, list := range []client.ObjectList{&o.Flavors, &o.Cohorts, &o.Namespaces, &o.LimitRanges, &o.RuntimeClasses, &o.WPCs, &o.PriorityClasses,
 		&o.PreemptionConfigs, &o.ClusterQueues, &o.LocalQueues, &o.Workloads} {
 		if err := r.List(ctx, list); err != nil {
 			return nil, fmt.Errorf("listing %T: %w", list, err)
@@ -44,7 +47,8 @@ func List(ctx context.Context, r client.Reader) (*Objects, error) {
 }
 
 // Into upserts the objects into s in dependency order: flavors, cohorts,
-// namespaces and priorities before the queues that use them, queues before
+// namespaces (with their LimitRanges), RuntimeClasses and priorities before
+// the queues and workloads that use them, queues before
 // workloads. Workloads with status.admission are charged as admitted; ones being
 // deleted are forgotten, as their quota goes with them. Objects the engine
 // refuses are returned as errors and skipped; the rest are fed all the same.
@@ -60,6 +64,21 @@ func (o *Objects) Into(s *scheduler.Scheduler) []error {
 	}
 	for i := range o.Namespaces.Items {
 		s.UpsertNamespace(o.Namespaces.Items[i].Name, o.Namespaces.Items[i].Labels)
+	}
+	byNamespace := map[string][]corev1.LimitRange{}
+	for _, lr := range o.LimitRanges.Items {
+		byNamespace[lr.Namespace] = append(byNamespace[lr.Namespace], lr)
+	}
+	for ns, ranges := range byNamespace {
+		s.SetLimitRanges(ns, ranges)
+	}
+	for i := range o.RuntimeClasses.Items {
+		rc := &o.RuntimeClasses.Items[i]
+		var overhead corev1.ResourceList
+		if rc.Overhead != nil {
+			overhead = rc.Overhead.PodFixed
+		}
+		s.UpsertRuntimeClass(rc.Name, overhead)
 	}
 	for i := range o.WPCs.Items {
 		s.UpsertWorkloadPriorityClass(o.WPCs.Items[i].Name, o.WPCs.Items[i].Value)

@@ -106,6 +106,8 @@ func Build(o *Objects, opts Options, scheme *runtime.Scheme) (*Snapshot, error) 
 	add := func(list []client.Object) { objs = append(objs, list) }
 	add(items(o.Flavors.Items))
 	add(items(o.Namespaces.Items))
+	add(items(o.LimitRanges.Items))
+	add(items(o.RuntimeClasses.Items))
 	add(items(o.PriorityClasses.Items))
 	add(items(o.WPCs.Items))
 	add(items(o.PreemptionConfigs.Items))
@@ -115,7 +117,7 @@ func Build(o *Objects, opts Options, scheme *runtime.Scheme) (*Snapshot, error) 
 	add(items(o.CapacityProviders.Items))
 	add(items(o.DQOs.Items))
 	add(items(o.ElasticQuotas.Items))
-	names := []string{"resourceflavors", "namespaces", "priorityclasses", "workloadpriorityclasses",
+	names := []string{"resourceflavors", "namespaces", "limitranges", "runtimeclasses", "priorityclasses", "workloadpriorityclasses",
 		"preemptionconfigs", "cohorts", "clusterqueues", "localqueues", "capacityproviders",
 		"dynamicquotaorchestrators", "elasticquotas"}
 	workloads := snap.workloads(o.Workloads.Items, opts)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -158,5 +160,59 @@ func TestSnapshotCarriesTheManagersConfiguration(t *testing.T) {
 		if f.Name == "00-configuration.yaml" {
 			t.Error("a snapshot without --config has a Configuration file")
 		}
+	}
+}
+
+// A cluster's LimitRanges and RuntimeClasses go into the snapshot, so that
+// the simulation counts pods as the manager does: with a default request of
+// 2 cpu, two of three workloads that request nothing fit in 4 cpu.
+func TestSnapshotCarriesLimitRangesAndRuntimeClasses(t *testing.T) {
+	t.Parallel()
+	objs := []client.Object{
+		enginetest.MakeFlavor("default").Obj(),
+		enginetest.MakeClusterQueue("cq").Quota("default", corev1.ResourceCPU, "4").Obj(),
+		enginetest.MakeLocalQueue("team", "lq", "cq").Obj(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}},
+		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "defaults"},
+			Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
+				DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}},
+		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "kata"}, Handler: "kata",
+			Overhead: &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}}},
+	}
+	for i, name := range []string{"a", "b", "c"} {
+		objs = append(objs, enginetest.MakeWorkload("team", name).Queue("lq").PodSet("main", 1).Created(time.Duration(i)*time.Minute).Obj())
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
+	o, err := List(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Build(o, Options{AssumedRuntime: time.Hour}, scheme.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range snap.Files {
+		names = append(names, f.Name)
+	}
+	if !slices.Contains(names, "02-limitranges.yaml") || !slices.Contains(names, "03-runtimeclasses.yaml") {
+		t.Fatalf("files %v, want the LimitRanges and RuntimeClasses", names)
+	}
+	docs, err := snap.Documents("snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := simulator.Run(docs, simulator.Options{NewEngine: adapter.New, Until: 30 * time.Minute, HasUntil: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var admitted []string
+	for _, e := range res.Events {
+		if e.Type == simulator.Admitted {
+			admitted = append(admitted, e.Workload)
+		}
+	}
+	if want := []string{"team/a", "team/b"}; !slices.Equal(admitted, want) {
+		t.Errorf("admitted %v, want %v (2 cpu each by the LimitRange)", admitted, want)
 	}
 }

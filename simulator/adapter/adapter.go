@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
@@ -71,6 +72,12 @@ func (e *engine) UpsertResourceFlavor(rf *kueue.ResourceFlavor)   { e.s.UpsertRe
 func (e *engine) UpsertClusterQueue(cq *kueue.ClusterQueue) error { return e.s.UpsertClusterQueue(cq) }
 func (e *engine) UpsertCohort(c *kueue.Cohort) error              { return e.s.UpsertCohort(c) }
 func (e *engine) UpsertLocalQueue(lq *kueue.LocalQueue)           { e.s.UpsertLocalQueue(lq) }
+func (e *engine) SetLimitRanges(namespace string, ranges []corev1.LimitRange) {
+	e.s.SetLimitRanges(namespace, ranges)
+}
+func (e *engine) UpsertRuntimeClass(name string, overhead corev1.ResourceList) {
+	e.s.UpsertRuntimeClass(name, overhead)
+}
 func (e *engine) UpsertNamespace(name string, labels map[string]string) {
 	e.s.UpsertNamespace(name, labels)
 }

@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	queuev1alpha1 "quokka.dev/quokka/apis/koord/queue/v1alpha1"
@@ -36,6 +37,8 @@ const (
 	KindQueueUnit                Kind = "QueueUnit"
 	KindNamespace                Kind = "Namespace"
 	KindPriorityClass            Kind = "PriorityClass"
+	KindLimitRange               Kind = "LimitRange"
+	KindRuntimeClass             Kind = "RuntimeClass"
 	KindJob                      Kind = "Job"
 	KindConfiguration            Kind = "Configuration"
 )
@@ -66,6 +69,8 @@ func kinds() map[string]kindInfo {
 		"scheduling.x-k8s.io/v1alpha1/QueueUnit":           {"scheduling.x-k8s.io/v1alpha1", true, func() any { return &queuev1alpha1.QueueUnit{} }},
 		"v1/Namespace":                                     {"v1", false, func() any { return &corev1.Namespace{} }},
 		"scheduling.k8s.io/v1/PriorityClass":               {"scheduling.k8s.io/v1", false, func() any { return &schedulingv1.PriorityClass{} }},
+		"v1/LimitRange":                                    {"v1", true, func() any { return &corev1.LimitRange{} }},
+		"node.k8s.io/v1/RuntimeClass":                      {"node.k8s.io/v1", false, func() any { return &nodev1.RuntimeClass{} }},
 		"batch/v1/Job":                                     {"batch/v1", true, func() any { return &batchv1.Job{} }},
 		"config.kueue.x-k8s.io/v1beta2/Configuration":      {"config.kueue.x-k8s.io/v1beta2", false, nil},
 	}

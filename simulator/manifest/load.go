@@ -12,6 +12,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -275,6 +276,10 @@ func prepare(obj any, namespaced bool, doc *Document) field.ErrorList {
 		kind, errs = KindNamespace, validateNamespace(o)
 	case *schedulingv1.PriorityClass:
 		kind, errs = KindPriorityClass, validateRequiredName(o.Name, false)
+	case *corev1.LimitRange:
+		kind, errs = KindLimitRange, validateLimitRange(o)
+	case *nodev1.RuntimeClass:
+		kind, errs = KindRuntimeClass, validateRuntimeClass(o)
 	case *batchv1.Job:
 		kind, errs = KindJob, validateJob(o)
 	default:
@@ -310,8 +315,40 @@ func prepare(obj any, namespaced bool, doc *Document) field.ErrorList {
 		wl := workloadForJob(o)
 		defaultRequestsFromLimits(&wl.Spec.PodSets[0].Template.Spec)
 		doc.Workload = wl
+	case *corev1.LimitRange:
+		defaultLimitRange(o)
 	}
 	return nil
+}
+
+// defaultLimitRange is the API server's defaulting of a LimitRange's
+// container items, which the manager reads: a resource with a maximum and
+// no default limit gets the maximum as its default limit; one with a default
+// limit and no default request gets the limit as its default request; one
+// with a minimum and still no default request gets the minimum.
+func defaultLimitRange(lr *corev1.LimitRange) {
+	for i := range lr.Spec.Limits {
+		item := &lr.Spec.Limits[i]
+		if item.Type != corev1.LimitTypeContainer {
+			continue
+		}
+		if item.Default == nil {
+			item.Default = corev1.ResourceList{}
+		}
+		if item.DefaultRequest == nil {
+			item.DefaultRequest = corev1.ResourceList{}
+		}
+		fill := func(dst, src corev1.ResourceList) {
+			for name, v := range src {
+				if _, ok := dst[name]; !ok {
+					dst[name] = v.DeepCopy()
+				}
+			}
+		}
+		fill(item.Default, item.Max)
+		fill(item.DefaultRequest, item.Default)
+		fill(item.DefaultRequest, item.Min)
+	}
 }
 
 // checkAcrossDocuments finds conflicts that no single document shows: a Job and a

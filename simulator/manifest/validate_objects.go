@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -16,6 +17,48 @@ import (
 func validateNamespace(ns *corev1.Namespace) field.ErrorList {
 	errs := validateRequiredName(ns.Name, true)
 	return append(errs, metav1validation.ValidateLabels(ns.Labels, field.NewPath("metadata", "labels"))...)
+}
+
+// validateLimitRange checks what the engine reads of a LimitRange: a name,
+// and items of a type the API server knows, with no negative quantity.
+func validateLimitRange(lr *corev1.LimitRange) field.ErrorList {
+	errs := validateRequiredName(lr.Name, true)
+	limits := field.NewPath("spec", "limits")
+	for i, item := range lr.Spec.Limits {
+		p := limits.Index(i)
+		switch item.Type {
+		case corev1.LimitTypeContainer, corev1.LimitTypePod, corev1.LimitTypePersistentVolumeClaim:
+		default:
+			errs = append(errs, field.NotSupported(p.Child("type"), item.Type,
+				[]corev1.LimitType{corev1.LimitTypeContainer, corev1.LimitTypePod, corev1.LimitTypePersistentVolumeClaim}))
+		}
+		for name, list := range map[string]corev1.ResourceList{"max": item.Max, "min": item.Min, "default": item.Default,
+			"defaultRequest": item.DefaultRequest, "maxLimitRequestRatio": item.MaxLimitRequestRatio} {
+			for r, q := range list {
+				if q.Sign() < 0 {
+					errs = append(errs, field.Invalid(p.Child(name).Key(string(r)), q.String(), "must be greater than or equal to 0"))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// validateRuntimeClass checks a RuntimeClass: a name and a handler, and no
+// negative overhead.
+func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
+	errs := validateRequiredName(rc.Name, false)
+	if rc.Handler == "" {
+		errs = append(errs, field.Required(field.NewPath("handler"), ""))
+	}
+	if rc.Overhead != nil {
+		for r, q := range rc.Overhead.PodFixed {
+			if q.Sign() < 0 {
+				errs = append(errs, field.Invalid(field.NewPath("overhead", "podFixed").Key(string(r)), q.String(), "must be greater than or equal to 0"))
+			}
+		}
+	}
+	return errs
 }
 
 // validateResourceFlavor is the CRD schema of ResourceFlavor.

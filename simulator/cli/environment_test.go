@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// envWorld is a ClusterQueue of 4 cpu, its LocalQueue in namespace ns, and
+// jobs of one pod that request nothing (requests "" ) or what is given.
+func envWorld(extra string, jobs ...string) string {
+	out := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f1}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: cq}
+` + extra
+	for _, j := range jobs {
+		out += j
+	}
+	return out
+}
+
+// envJob is a one-pod Job at 0s running 1h, with the pod spec fields given
+// (YAML inside the pod spec, indented six spaces).
+func envJob(name, podSpec string) string {
+	return `---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ` + name + `
+  namespace: ns
+  labels: {kueue.x-k8s.io/queue-name: lq}
+  annotations: {simulation.quokka.dev/at: 0s, simulation.quokka.dev/runtime: 1h}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+` + podSpec
+}
+
+// The simulator counts pods as the manager does in a namespace with a
+// LimitRange (Kueue's AdjustResources): containers without requests get the
+// default request, 2 cpu here, so only two of three such jobs fit in 4 cpu;
+// a RuntimeClass's overhead is charged to a job naming it.
+func TestSimulatorCountsLimitRangesAndRuntimeClasses(t *testing.T) {
+	t.Parallel()
+	limitRange := `---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: "2"}
+`
+	bare := "      containers: [{name: c, image: busybox}]\n"
+	doc := simulateJSON(t, "-f", worldDir(t, envWorld(limitRange, envJob("a", bare), envJob("b", bare), envJob("c", bare))), "--until", "30m")
+	if got := len(eventsOf(doc, "Admitted")); got != 2 {
+		t.Errorf("admitted %d jobs, want 2 (2 cpu each by the LimitRange's default, 4 cpu in all)", got)
+	}
+	if got := usage(t, doc, "cq", "f1", "cpu"); got != "4" {
+		t.Errorf("cpu usage %q, want 4", got)
+	}
+
+	runtimeClass := `---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: kata}
+handler: kata
+overhead: {podFixed: {cpu: "3"}}
+`
+	kata := "      runtimeClassName: kata\n      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n"
+	plain := "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n"
+	doc = simulateJSON(t, "-f", worldDir(t, envWorld(runtimeClass, envJob("a-kata", kata), envJob("b-plain", plain))), "--until", "30m")
+	if got := usage(t, doc, "cq", "f1", "cpu"); got != "4" {
+		t.Errorf("cpu usage %q, want 4 (1 + 3 of overhead, then no room for the plain job's 1)", got)
+	}
+	if got := eventsOf(doc, "Admitted"); len(got) != 1 || got[0].Workload != "ns/a-kata" {
+		t.Errorf("admitted %+v, want a-kata alone", got)
+	}
+}
+
+// A LimitRange applied while a job waits counts for it: a maximum of 1 cpu
+// per container (which the API server also makes the default limit)
+// applied at 30m leaves a job of 2 cpu, waiting behind one that holds the
+// queue's 4, never admitted, where it would have started at 1h.
+func TestSimulatorLimitRangeAppliedLaterRecountsPendingJobs(t *testing.T) {
+	t.Parallel()
+	late := `---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: cap, namespace: ns, annotations: {simulation.quokka.dev/at: 30m}}
+spec:
+  limits:
+  - type: Container
+    max: {cpu: "1"}
+`
+	four := "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"4\"}}}]\n"
+	two := "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"2\"}}}]\n"
+	for _, lr := range []string{"", late} {
+		doc := simulateJSON(t, "-f", worldDir(t, envWorld(lr, envJob("big", four), envJob("small", two))), "--until", "90m")
+		admitted := indexOf(doc, "Admitted", "ns/small") >= 0
+		if admitted != (lr == "") {
+			t.Errorf("with LimitRange %v: small admitted %v; want it admitted only without the LimitRange", lr != "", admitted)
+		}
+		if lr != "" {
+			if w := workload(t, doc, "ns/small"); !strings.Contains(w.Message, "requests must not exceed its limits") {
+				t.Errorf("small's message %q, want its request above the LimitRange's default limit", w.Message)
+			}
+		}
+	}
+}
+
+// A LimitRange the API server would refuse is refused, naming the field.
+func TestSimulatorRefusesABadLimitRange(t *testing.T) {
+	t.Parallel()
+	bad := `---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: bad, namespace: ns}
+spec:
+  limits:
+  - type: Node
+    max: {cpu: "1"}
+`
+	_, stderr, err := run(t, "-f", worldDir(t, envWorld(bad)), "--until", "30m")
+	if err == nil || !strings.Contains(stderr+err.Error(), "spec.limits[0].type") {
+		t.Fatalf("err %v, stderr %s; want the item's type refused", err, stderr)
+	}
+}
