@@ -5,10 +5,11 @@ import (
 	"testing"
 )
 
-// envWorld is a ClusterQueue of 4 cpu, its LocalQueue in namespace ns, and
-// jobs of one pod that request nothing (requests "" ) or what is given.
+// envWorld is a ResourceFlavor f1, a ClusterQueue cq of 4 cpu in it, its
+// LocalQueue lq in namespace ns, then extra and the jobs.
 func envWorld(extra string, jobs ...string) string {
-	out := `apiVersion: kueue.x-k8s.io/v1beta2
+	out := `---
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: f1}
 ---

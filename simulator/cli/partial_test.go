@@ -5,47 +5,29 @@ import (
 	"testing"
 )
 
-// partialWorld is a ClusterQueue of 4 cpu and one Job of 4 pods of 2 cpu
-// with the given min-parallelism annotation (none when ""), after the
+// partialWorld is envWorld's ClusterQueue of 4 cpu and one Job of 4 pods of
+// 2 cpu with the given min-parallelism annotation (none when ""), after the
 // Configuration given (none when "").
 func partialWorld(config, minParallelism string) string {
 	annotations := "simulation.quokka.dev/at: 0s, simulation.quokka.dev/runtime: 1h"
 	if minParallelism != "" {
 		annotations += ", kueue.x-k8s.io/job-min-parallelism: \"" + minParallelism + "\""
 	}
-	return config + `---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f1}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: ns}
-spec: {clusterQueue: cq}
----
+	return config + envWorld("", `---
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: train
   namespace: ns
   labels: {kueue.x-k8s.io/queue-name: lq}
-  annotations: {` + annotations + `}
+  annotations: {`+annotations+`}
 spec:
   parallelism: 4
   template:
     spec:
       restartPolicy: Never
       containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
-`
+`)
 }
 
 // The simulator admits a Job with fewer pods as the manager does (Kueue's

@@ -60,16 +60,7 @@ func TestLimitRangesAndRuntimeClassesCountAsInKueue(t *testing.T) {
 	create(t, makeWL(ns, "first", "q"))
 	waitAdmitted(t, ns, "first")
 	create(t, makeWL(ns, "second", "q"))
-	eventually(t, 20*time.Second, func() string {
-		wl := getWL(t, ns, "second")
-		if isAdmitted(wl) {
-			return "second admitted: 4 cpu in a queue of 3"
-		}
-		if len(wl.Status.ResourceRequests) != 1 || !wl.Status.ResourceRequests[0].Resources.Cpu().Equal(resource.MustParse("2")) {
-			return fmt.Sprintf("second's resourceRequests %+v, want 2 cpu", wl.Status.ResourceRequests)
-		}
-		return ""
-	})
+	waitPendingAsking(t, ns, "second", "2")
 	if u := getWL(t, ns, "first").Status.Admission.PodSetAssignments[0].ResourceUsage.Cpu(); !u.Equal(resource.MustParse("2")) {
 		t.Fatalf("first's admission charges %s cpu, want the LimitRange's default 2", u)
 	}
@@ -83,16 +74,7 @@ func TestLimitRangesAndRuntimeClassesCountAsInKueue(t *testing.T) {
 	kata.Spec.PodSets[0].Template.Spec.RuntimeClassName = ptr.To("kata")
 	waitAdmitted(t, ns, "second")
 	create(t, kata)
-	eventually(t, 20*time.Second, func() string {
-		wl := getWL(t, ns, "kata-job")
-		if isAdmitted(wl) {
-			return "kata-job admitted with 1 cpu free"
-		}
-		if len(wl.Status.ResourceRequests) != 1 || !wl.Status.ResourceRequests[0].Resources.Cpu().Equal(resource.MustParse("3")) {
-			return fmt.Sprintf("kata-job's resourceRequests %+v, want 3 cpu", wl.Status.ResourceRequests)
-		}
-		return ""
-	})
+	waitPendingAsking(t, ns, "kata-job", "3")
 	finish(t, getWL(t, ns, "second"))
 	waitAdmitted(t, ns, "kata-job")
 	if u := getWL(t, ns, "kata-job").Status.Admission.PodSetAssignments[0].ResourceUsage.Cpu(); !u.Equal(resource.MustParse("3")) {
@@ -127,4 +109,20 @@ func TestLimitRangesAndRuntimeClassesCountAsInKueue(t *testing.T) {
 	if u := getWL(t, ns, "waiting").Status.Admission.PodSetAssignments[0].ResourceUsage.Cpu(); !u.Equal(resource.MustParse("1")) {
 		t.Fatalf("waiting's admission charges %s cpu, want the changed LimitRange's default 1", u)
 	}
+}
+
+// waitPendingAsking waits until workload name is pending with
+// status.resourceRequests of cpu, failing if it is admitted meanwhile.
+func waitPendingAsking(t *testing.T, ns, name, cpu string) {
+	t.Helper()
+	eventually(t, 20*time.Second, func() string {
+		wl := getWL(t, ns, name)
+		if isAdmitted(wl) {
+			return name + " admitted"
+		}
+		if len(wl.Status.ResourceRequests) != 1 || !wl.Status.ResourceRequests[0].Resources.Cpu().Equal(resource.MustParse(cpu)) {
+			return fmt.Sprintf("%s's resourceRequests %+v, want %s cpu", name, wl.Status.ResourceRequests, cpu)
+		}
+		return ""
+	})
 }
