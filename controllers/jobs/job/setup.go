@@ -7,9 +7,11 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -55,10 +57,13 @@ func Setup(mgr manager.Manager, opts Options) error {
 	managed := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetLabels()[kueue.QueueNameLabel] != ""
 	})
+	// SkipNameValidation, as the core's controllers: one process may run
+	// several managers (the integration tests do), each with its controller.
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("job").
 		For(&batchv1.Job{}, builder.WithPredicates(predicate.Or(managed, labelRemoved()))).
 		Owns(&kueue.Workload{}).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
 		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller"),
 			WaitForPodsReady: opts.WaitForPodsReady, AfterDeactivatedByKueue: opts.AfterDeactivatedByKueue})
 	if err != nil {

@@ -121,7 +121,12 @@ func TestSnapshotAndSimulateFromCluster(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "now")
 	out := runQuokkaWithSimulate(t, "snapshot", "-o", dir, "--kubeconfig", kubeconfig)
 	t.Logf("quokka snapshot: %s", out)
-	data, err := os.ReadFile(filepath.Join(dir, "11-workloads.yaml"))
+	// The workloads come last, whatever number the kinds before them take.
+	workloadFiles, err := filepath.Glob(filepath.Join(dir, "*-workloads.yaml"))
+	if err != nil || len(workloadFiles) != 1 {
+		t.Fatalf("workload files %v (%v), want one", workloadFiles, err)
+	}
+	data, err := os.ReadFile(workloadFiles[0])
 	if err != nil {
 		t.Fatal(err)
 	}
