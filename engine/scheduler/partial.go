@@ -16,9 +16,15 @@ import (
 // full assignment stands, with whatever it holds or says. The assignment
 // then goes through the cycle as any other: admitted with its counts
 // (status.admission's podSetAssignments[].count, which the Job integration
-// turns into the Job's parallelism), or preempted for; once its victims are
-// gone the preemptor is nominated afresh, as Kueue's next cycle does, and may
-// get more pods than it preempted for (readyPartial).
+// turns into the Job's parallelism), or preempted for: the preemptor is then
+// admitted with the counts it preempted for once its victims are gone
+// (deliberate difference 2), where Kueue's next cycle nominates it afresh
+// and may give it more pods. Nominating it afresh was tried: it decided
+// decisions run dec-43's s17-3 event 12 as Kueue, but under fair sharing
+// (dec-45, TestPartialPreemptorsSettleUnderFairSharing) the fresh count
+// borrowed, another queue reclaimed it, the preemptor reclaimed again for
+// fewer pods, and so on without end, as Kueue itself did (it evicted the
+// same workload over a hundred times in one event).
 //
 // The walks' shortcuts, which skip a workload whose full request cannot
 // fit, are never taken for such a workload (see partialOK's callers), and
@@ -69,18 +75,4 @@ func (s *Scheduler) findsVictims(q *quota.ClusterQueue, r *record, a *flavorassi
 	}
 	targets, scope, _ := s.findVictims(q, r, a)
 	return scope != scopeNone && len(targets) > 0
-}
-
-// readyPartial is the fresh nomination of a ready preemptor that may be
-// admitted with fewer pods, when it fits: Kueue nominates the preemptor
-// afresh once its victims are gone, and its search may then find room for
-// more pods than it preempted for (the room the victims left beside what
-// was free; decisions run dec-43, s17-3 event 12). Other ready preemptors
-// are admitted in the assignment they preempted for (see admitReady).
-func (s *Scheduler) readyPartial(q *quota.ClusterQueue, r *record) (flavorassigner.Result, bool) {
-	if !s.partialOK(r) {
-		return flavorassigner.Result{}, false
-	}
-	res, skipped := s.assign(q, r, true)
-	return res, res.Fits && !skipped
 }

@@ -239,9 +239,7 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 	})
 	for _, rd := range rs {
 		var res flavorassigner.Result
-		if fresh, ok := s.readyPartial(rd.q, rd.r); ok {
-			res = fresh
-		} else if a := s.readyFor[rd.r.info.Key]; a != nil && s.fitsNow(rd.q, a.Usage) {
+		if a := s.readyFor[rd.r.info.Key]; a != nil && s.fitsNow(rd.q, a.Usage) {
 			// Borrowing is told afresh: the assignment's was told while its
 			// victims still held their quota.
 			res = flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: borrows(rd.q, a.Usage), BorrowLevel: a.BorrowLevel}
