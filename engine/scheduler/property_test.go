@@ -222,6 +222,50 @@ func (g *gen) step(s *Scheduler) (op, bool) {
 	}
 }
 
+// settle confirms the evictions in flight, then runs cycles on a and b with
+// every eviction confirmed at once and nothing else happening, until one admits and preempts nothing: no
+// admission or preemption may go on for ever (decisions run dec-45 found a
+// world where one did). holding and evicting are kept as the stream keeps
+// them.
+func settle(t *testing.T, a, b *Scheduler, holding, evicting map[types.NamespacedName]bool) {
+	t.Helper()
+	// The driver carries out the evictions it was told of and has not yet:
+	// a victim left holding quota for ever is counted free by every search
+	// and would keep preemptors evicting for room that never comes.
+	keys := make([]types.NamespacedName, 0, len(evicting))
+	for k := range evicting {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for _, k := range keys {
+		a.EvictWorkload(k)
+		b.EvictWorkload(k)
+		delete(holding, k)
+		delete(evicting, k)
+	}
+	for range 200 {
+		da, db := a.Cycle(now), b.Cycle(now)
+		if !reflect.DeepEqual(da, db) {
+			t.Fatalf("settling: same input, different decisions:\n%v\n%v", da, db)
+		}
+		if len(admits(da)) == 0 && len(preempts(da)) == 0 {
+			return
+		}
+		for _, d := range admits(da) {
+			holding[d.Workload] = true
+		}
+		for _, p := range preempts(da) {
+			for _, v := range p.Victims {
+				a.EvictWorkload(v.Workload)
+				b.EvictWorkload(v.Workload)
+				delete(holding, v.Workload)
+				delete(evicting, v.Workload)
+			}
+		}
+	}
+	t.Fatalf("still admitting or preempting after 200 cycles with nothing else happening")
+}
+
 // checkCounts fails the test unless every pod set of the admission d of wl
 // has between its minCount (its count when unset) and its count pods, and
 // usage of that many pods; it tells whether some pod set got fewer.
@@ -326,7 +370,9 @@ func violations(s *Scheduler) map[string]int64 {
 // more than its quota allows, no lender drops below its kept-back share
 // (nominal−lendingLimit available to itself), no workload admitted twice, and the
 // same input twice gives identical decisions. Also check incremental usage equals
-// usage recomputed from scratch."
+// usage recomputed from scratch." And, without fair sharing, that the
+// cycles settle: with the evictions in flight carried out and nothing else
+// happening, a few cycles admit and preempt nothing more (see settle).
 func TestPropertyRandomStreams(t *testing.T) {
 	steps := 3000
 	if testing.Short() {
@@ -435,6 +481,17 @@ func TestPropertyRandomStreams(t *testing.T) {
 				if err := a.Cache().Verify(); err != nil {
 					t.Fatalf("step %d: incremental state differs from recomputation: %v", i, err)
 				}
+				if !fair && i%250 < 10 {
+					settle(t, a, b, holding, evicting)
+				}
+			}
+			// Under fair sharing some worlds never settle: a queue's
+			// fair-sharing preemption and another's reclamation evict each
+			// other's workloads in turn, as in Kueue (decisions runs dec-42
+			// and dec-45, where Kueue evicted one workload hundreds of times
+			// in one event). Not settled; see docs/kueue-decisions.md.
+			if !fair {
+				settle(t, a, b, holding, evicting)
 			}
 			if cycles == 0 || admitted < steps/25 {
 				t.Fatalf("the stream must exercise admission: %d cycles, %d admissions", cycles, admitted)
