@@ -337,3 +337,46 @@ func TestLimitRangeDefaultsAreValidatedAndCopied(t *testing.T) {
 		t.Error("the Workload's own pod template was changed")
 	}
 }
+
+// Kueue: pkg/workload/resources_test.go, TestValidateLimitRange: two pod sets
+// within a pod maximum of 1 cpu; the same without a LimitRange; and a pod
+// whose sidecar (an init container that keeps running) adds its 300m to the
+// container's, 600m against a maximum of 500m.
+func TestKueueValidateLimitRange(t *testing.T) {
+	sidecar := container(rl("cpu", "300m"), nil)
+	sidecar.RestartPolicy = ptr.To(corev1.ContainerRestartPolicyAlways)
+	twoPodSets := oneWorkload(
+		podSet("alpha", corev1.PodSpec{Containers: []corev1.Container{container(rl("cpu", "300m"), nil)}}),
+		podSet("beta", corev1.PodSpec{Containers: []corev1.Container{container(rl("cpu", "200m"), nil)}}))
+	withSidecar := oneWorkload(podSet("alpha", corev1.PodSpec{
+		Containers:     []corev1.Container{container(rl("cpu", "300m"), nil)},
+		InitContainers: []corev1.Container{sidecar}}))
+	path := field.NewPath("spec").Child("podSets").Index(0).Child("template").Child("spec")
+	cases := []struct {
+		name   string
+		ranges []corev1.LimitRange
+		wl     *kueue.Workload
+		want   field.ErrorList
+	}{
+		{name: "valid case with LimitRange", ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, "Max", "cpu", "1000m")}, wl: twoPodSets},
+		{name: "valid case without LimitRange", wl: twoPodSets},
+		{name: "pod doesn't satisfy LimitRange constraints", ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, "Max", "cpu", "500m")},
+			wl: withSidecar, want: field.ErrorList{field.Invalid(path, []corev1.ResourceName{"cpu"}, "requests must not be above the limitRange max")}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := &workload.Environment{LimitRanges: workload.SummarizeLimitRanges(tc.ranges...)}
+			info, err := workload.FromAPIIn(tc.wl.DeepCopy(), nil, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if len(tc.want) > 0 {
+				want = "resources didn't satisfy LimitRange constraints: " + tc.want.ToAggregate().Error()
+			}
+			if info.Invalid != want {
+				t.Errorf("Invalid = %q, want %q", info.Invalid, want)
+			}
+		})
+	}
+}
