@@ -186,18 +186,7 @@ func TestKueueLimitRangeValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := &workload.Environment{LimitRanges: workload.SummarizeLimitRanges(tc.ranges...)}
-			info, err := workload.FromAPIIn(oneWorkload(podSet("main", *spec.DeepCopy())), nil, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := ""
-			if len(tc.want) > 0 {
-				want = "resources didn't satisfy LimitRange constraints: " + tc.want.ToAggregate().Error()
-			}
-			if info.Invalid != want {
-				t.Errorf("Invalid = %q\nwant      %q", info.Invalid, want)
-			}
+			checkLimitRangeViolation(t, oneWorkload(podSet("main", *spec.DeepCopy())), tc.ranges, tc.want)
 		})
 	}
 }
@@ -365,18 +354,26 @@ func TestKueueValidateLimitRange(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := &workload.Environment{LimitRanges: workload.SummarizeLimitRanges(tc.ranges...)}
-			info, err := workload.FromAPIIn(tc.wl.DeepCopy(), nil, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := ""
-			if len(tc.want) > 0 {
-				want = "resources didn't satisfy LimitRange constraints: " + tc.want.ToAggregate().Error()
-			}
-			if info.Invalid != want {
-				t.Errorf("Invalid = %q, want %q", info.Invalid, want)
-			}
+			checkLimitRangeViolation(t, tc.wl.DeepCopy(), tc.ranges, tc.want)
 		})
+	}
+}
+
+// checkLimitRangeViolation reads wl in a namespace with ranges and fails
+// unless it is Invalid with Kueue's LimitRange message for want (valid when
+// want is empty).
+func checkLimitRangeViolation(t *testing.T, wl *kueue.Workload, ranges []corev1.LimitRange, want field.ErrorList) {
+	t.Helper()
+	env := &workload.Environment{LimitRanges: workload.SummarizeLimitRanges(ranges...)}
+	info, err := workload.FromAPIIn(wl, nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := ""
+	if len(want) > 0 {
+		msg = "resources didn't satisfy LimitRange constraints: " + want.ToAggregate().Error()
+	}
+	if info.Invalid != msg {
+		t.Errorf("Invalid = %q\nwant      %q", info.Invalid, msg)
 	}
 }
