@@ -80,6 +80,9 @@ type EngineOptions struct {
 	// NoPartialAdmission is the PartialAdmission gate turned off: a pod
 	// set's minCount is ignored.
 	NoPartialAdmission bool
+	// NoReclaimablePods is the ReclaimablePods gate turned off: a
+	// Workload's status.reclaimablePods is ignored.
+	NoReclaimablePods bool
 	// Resources is the Configuration's resources block (excluded prefixes,
 	// transformations); nil counts requests as they are.
 	Resources *configv1beta2.Resources

@@ -202,6 +202,7 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 		DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
 		WaitOnOverlappingTargets:  !cfg.FeatureGate(configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
 		NoPartialAdmission:        !cfg.FeatureGate(configv1beta2.FeaturePartialAdmission),
+		NoReclaimablePods:         !cfg.FeatureGate(configv1beta2.FeatureReclaimablePods),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

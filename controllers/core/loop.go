@@ -44,6 +44,9 @@ type loop struct {
 	// rules are the Configuration's resources block, for the
 	// resourceRequests written with a pending reason (resourcerequests.go).
 	rules *workload.ResourceRules
+	// ignoreReclaimable is the ReclaimablePods gate off: resourceRequests
+	// count every pod, as the engine does then.
+	ignoreReclaimable bool
 	// sampleEvery is admission fair sharing's sampling interval: the loop
 	// runs a cycle at least that often, so that LocalQueue usage is sampled
 	// (and written to status) on a quiet cluster too. Zero without it.

@@ -96,7 +96,11 @@ func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
 		if wl.Status.Admission != nil || isTrue(wl, kueue.WorkloadFinished) {
 			return errSkip
 		}
-		requests, counted := resourceRequests(wl, l.rules, env)
+		read := wl
+		if l.ignoreReclaimable {
+			read = workload.IgnoringReclaimablePods(wl)
+		}
+		requests, counted := resourceRequests(read, l.rules, env)
 		if pendingUnchanged(wl, d.Reason, d.Message) && (!counted || sameRequests(wl.Status.ResourceRequests, requests)) {
 			return errSkip
 		}

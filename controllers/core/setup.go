@@ -102,6 +102,8 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 
 		fairSharing: cfg.FairSharingEnabled(),
 		rules:       engineOpts.Resources,
+
+		ignoreReclaimable: engineOpts.NoReclaimablePods,
 	}
 	if cfg.AdmissionFairSharingEnabled() {
 		l.sampleEvery = cfg.AdmissionFairSharing.UsageSamplingInterval.Duration

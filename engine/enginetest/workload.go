@@ -170,6 +170,19 @@ func (w *WorkloadWrapper) ReserveQuotaAs(cq string, flavors map[corev1.ResourceN
 	return w
 }
 
+// Reclaimable sets the status.reclaimablePods count of the pod set name (Kueue's
+// ReclaimablePods): count of its pods finished for good.
+func (w *WorkloadWrapper) Reclaimable(name string, count int32) *WorkloadWrapper {
+	for i := range w.Status.ReclaimablePods {
+		if string(w.Status.ReclaimablePods[i].Name) == name {
+			w.Status.ReclaimablePods[i].Count = count
+			return w
+		}
+	}
+	w.Status.ReclaimablePods = append(w.Status.ReclaimablePods, kueue.ReclaimablePod{Name: kueue.PodSetReference(name), Count: count})
+	return w
+}
+
 // Finished adds a Finished=True condition.
 func (w *WorkloadWrapper) Finished() *WorkloadWrapper {
 	w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: kueue.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "Succeeded"})

@@ -8,7 +8,6 @@ import (
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/flavorassigner"
-	"quokka.dev/quokka/engine/workload"
 )
 
 // DryRunResult answers "what if this workload were submitted now".
@@ -41,7 +40,7 @@ type DryRunResult struct {
 // pods is answered with the counts the cycle would nominate (PodSets'
 // counts, or the victims for them).
 func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
-	info, err := workload.FromAPIIn(wl, s.opts.Resources, s.Environment(wl.Namespace))
+	info, err := s.readWorkload(wl)
 	if err != nil {
 		return DryRunResult{Reason: ReasonInvalid, Message: err.Error()}
 	}

@@ -86,11 +86,23 @@ func TestIncrementalCycleDecidesAsFullCyclePartialAdmission(t *testing.T) {
 	}
 }
 
+// The same with reclaimable pods: a pending workload marked reclaimable asks
+// for less, an admitted one holds less, and the sleeping queues of its tree
+// must wake for it as for any other release; seed 2 runs with fair sharing.
+func TestIncrementalCycleDecidesAsFullCycleReclaimablePods(t *testing.T) {
+	for seed := uint64(1); seed <= propertySeeds(t, 3, 2); seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			t.Parallel()
+			incrementalAgainstFull(t, seed, stream{fair: seed == 2, quiet: seed == 3, reclaim: true})
+		})
+	}
+}
+
 // stream is how a random stream is played: with fair sharing, quiet
 // incremental cycles, one flavor per ClusterQueue, preemptors waiting on
 // overlapping targets, or workloads that may be admitted partially.
 type stream struct {
-	fair, quiet, oneFlavor, overlapWaits, partial bool
+	fair, quiet, oneFlavor, overlapWaits, partial, reclaim bool
 }
 
 // incrementalAgainstFull plays one seed's random stream through an
@@ -100,7 +112,7 @@ type stream struct {
 func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 	const steps = 3000
 	fair, quiet := st.fair, st.quiet
-	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor, partial: st.partial}
+	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor, partial: st.partial, reclaim: st.reclaim}
 	opts := Options{WaitOnOverlappingTargets: st.overlapWaits}
 	if fair {
 		opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
@@ -164,6 +176,9 @@ func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 	}
 	if pending == 0 || preempted == 0 {
 		t.Fatalf("the stream must leave workloads pending and preempt: %d pending decisions, %d preemptions", pending, preempted)
+	}
+	if st.reclaim && g.reclaimed == 0 {
+		t.Fatal("the stream must mark some pods reclaimable")
 	}
 	t.Logf("%d steps, %d cycles, %d pending decisions, %d preemptions, %d heads lost for good, %d queues woken late, %d kept asleep by a probe of their arrivals", steps, cycles, pending, preempted, a.lost, a.lateWakes, a.probed)
 	return a.lateWakes

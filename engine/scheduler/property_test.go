@@ -44,6 +44,12 @@ type gen struct {
 	// partial gives half the workloads two to six pods and a minCount
 	// below that (partial admission).
 	partial bool
+	// reclaim gives half the workloads two to five pods, and marks some of
+	// the pods of pending and admitted workloads reclaimable, their counts
+	// only growing while they hold quota (as the API server enforces).
+	reclaim bool
+	// reclaimed counts the reclaimable updates made.
+	reclaimed int
 }
 
 func (g *gen) maybe(p float64) bool { return g.rnd.Float64() < p }
@@ -139,6 +145,9 @@ func (g *gen) workload() *kueue.Workload {
 	}
 	count := int32(1 + g.rnd.IntN(2))
 	var minCount int32
+	if g.reclaim && g.maybe(0.5) {
+		count = int32(2 + g.rnd.IntN(4))
+	}
 	if g.partial && g.maybe(0.5) {
 		count = int32(2 + g.rnd.IntN(5))
 		minCount = int32(1 + g.rnd.IntN(int(count-1)))
@@ -204,6 +213,9 @@ func (g *gen) step(s *Scheduler) (op, bool) {
 			return func(s *Scheduler) { _ = s.UpsertWorkload(wl.DeepCopy()) }, false
 		}
 	case x < 93:
+		if g.reclaim && g.maybe(0.6) {
+			return g.reclaimOp(s)
+		}
 		cq := g.clusterQueue(propQueues[g.rnd.IntN(len(propQueues))])
 		return func(s *Scheduler) { _ = s.UpsertClusterQueue(cq.DeepCopy()) }, false
 	case x < 98:
@@ -220,6 +232,41 @@ func (g *gen) step(s *Scheduler) (op, bool) {
 		}
 		return func(s *Scheduler) { s.UpsertResourceFlavor(MakeFlavor(f).Obj()) }, false
 	}
+}
+
+// reclaimOp marks more pods of a workload reclaimable: one holding quota most
+// of the time, a pending one otherwise.
+func (g *gen) reclaimOp(s *Scheduler) (op, bool) {
+	var keys []types.NamespacedName
+	wantHeld := g.maybe(0.7)
+	for _, k := range sortedWorkloadKeys(g.wls) {
+		v, ok := s.WorkloadState(k)
+		held := ok && (v.State == StateAdmitted || v.State == StateAssumed)
+		if ok && held == wantHeld && g.wls[k].Spec.PodSets[0].Count > 1 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, true
+	}
+	k := keys[g.rnd.IntN(len(keys))]
+	wl := g.wls[k]
+	ps := wl.Spec.PodSets[0]
+	var had int32
+	if len(wl.Status.ReclaimablePods) > 0 {
+		had = wl.Status.ReclaimablePods[0].Count
+	}
+	if had >= ps.Count {
+		return nil, true
+	}
+	wl.Status.ReclaimablePods = []kueue.ReclaimablePod{{Name: ps.Name, Count: had + 1 + g.rnd.Int32N(ps.Count-had)}}
+	g.reclaimed++
+	v, _ := s.WorkloadState(k)
+	up := wl.DeepCopy()
+	if v.State == StateAdmitted {
+		up.Status.Admission = admissionOf(v)
+	}
+	return func(s *Scheduler) { _ = s.UpsertWorkload(up.DeepCopy()) }, false
 }
 
 // settle confirms the evictions in flight, then runs cycles on a and b with
@@ -274,12 +321,18 @@ func checkCounts(t *testing.T, step int, d Admit, wl *kueue.Workload) bool {
 	reduced := false
 	for i, ps := range d.PodSets {
 		spec := wl.Spec.PodSets[i]
-		lo := spec.Count
-		if spec.MinCount != nil {
-			lo = *spec.MinCount
+		hi := spec.Count
+		for _, rp := range wl.Status.ReclaimablePods {
+			if rp.Name == spec.Name {
+				hi -= rp.Count
+			}
 		}
-		if ps.Count < lo || ps.Count > spec.Count {
-			t.Fatalf("step %d: %s admitted with %d pods in %s, want %d to %d", step, d.Workload, ps.Count, ps.Name, lo, spec.Count)
+		lo := hi
+		if spec.MinCount != nil {
+			lo = min(*spec.MinCount, hi)
+		}
+		if ps.Count < lo || ps.Count > hi {
+			t.Fatalf("step %d: %s admitted with %d pods in %s, want %d to %d", step, d.Workload, ps.Count, ps.Name, lo, hi)
 		}
 		perPod := spec.Template.Spec.Containers[0].Resources.Requests[gpu]
 		if want := perPod.Value() * int64(ps.Count); ps.Usage[gpu] != want {
@@ -378,16 +431,19 @@ func TestPropertyRandomStreams(t *testing.T) {
 	if testing.Short() {
 		steps = 500
 	}
-	for seed := uint64(1); seed <= 10; seed++ {
+	for seed := uint64(1); seed <= 12; seed++ {
 		// Seeds 5, 6, 8 and 10 run with fair sharing; 7 and 8 with preemptors
 		// waiting on overlapping targets (the
 		// RecomputeAssignmentUponPreemptionTargetsOverlap gate off); 9 and 10
 		// with workloads that may be admitted partially, whose admitted
-		// counts must lie between their minCount and their count.
-		fair := (seed > 4 && seed != 7 && seed != 9)
-		partial := seed > 8
+		// counts must lie between their minCount and their count; 11 and 12
+		// with reclaimable pods (12 with partial admission too), whose
+		// admitted counts leave the reclaimable pods out.
+		fair := seed > 4 && seed <= 10 && seed != 7 && seed != 9
+		partial := seed > 8 && seed != 11
+		reclaim := seed > 10
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
-			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, partial: partial}
+			g := &gen{rnd: rand.New(rand.NewPCG(seed, 42)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, partial: partial, reclaim: reclaim}
 			opts := Options{WaitOnOverlappingTargets: seed == 7 || seed == 8}
 			if fair {
 				opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
@@ -501,6 +557,9 @@ func TestPropertyRandomStreams(t *testing.T) {
 			}
 			if opts.WaitOnOverlappingTargets && overlaps == 0 {
 				t.Fatalf("the stream must make a preemptor wait on overlapping targets")
+			}
+			if reclaim && g.reclaimed == 0 {
+				t.Fatalf("the stream must mark some pods reclaimable")
 			}
 			if partial && reduced == 0 {
 				t.Fatalf("the stream must admit some workload with fewer pods than it asks for")

@@ -62,6 +62,11 @@ type Options struct {
 	// set's minCount is ignored and every workload is admitted with all its
 	// pods or not at all. Off (the gate's default), see partial.go.
 	NoPartialAdmission bool
+	// NoReclaimablePods is Kueue's ReclaimablePods gate turned off:
+	// status.reclaimablePods is ignored, and a workload counts all its pods
+	// until it finishes. Off (the gate's default), see
+	// engine/workload/reclaimable.go.
+	NoReclaimablePods bool
 	// Resources decides what pod sets' requests count as (the
 	// Configuration's resources block: excluded prefixes and
 	// transformations); nil counts them as requested.

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/workload"
 )
 
@@ -19,7 +20,7 @@ import (
 // error, for a quantity that cannot be converted, names the field; the previous
 // state is kept.
 func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
-	info, err := workload.FromAPIIn(wl, s.opts.Resources, s.Environment(wl.Namespace))
+	info, err := s.readWorkload(wl)
 	if err != nil {
 		return err
 	}
@@ -64,6 +65,11 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		}
 		r.admittedCycle = 0
 		r.admission = info.Admission
+		if shrinks(s.cache, info.Key, info.Admission) {
+			// Reclaimed pods gave quota back: workloads holding room wait
+			// for a release of their tree to try again (hold.go).
+			s.noteRelease(info.Admission.ClusterQueue)
+		}
 		s.cache.Charge(info.Key, info.Admission.ClusterQueue, info.Admission.Usage)
 		s.attachAdmitted(r, StateAdmitted)
 	case prev == StateAssumed:
@@ -75,6 +81,16 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		s.noteRelease(prevCQ)
 	}
 	return nil
+}
+
+// readWorkload is the engine's reading of wl: its pod sets counted with the
+// Configuration's resources block in its namespace's environment, less
+// their reclaimable pods unless the ReclaimablePods gate is off.
+func (s *Scheduler) readWorkload(wl *kueue.Workload) (*workload.Info, error) {
+	if s.opts.NoReclaimablePods {
+		wl = workload.IgnoringReclaimablePods(wl)
+	}
+	return workload.FromAPIIn(wl, s.opts.Resources, s.Environment(wl.Namespace))
 }
 
 // DeleteWorkload forgets a workload and releases its quota at once.
@@ -237,4 +253,20 @@ func delIndex[K comparable](m map[K]map[types.NamespacedName]*record, k K, key t
 			delete(m, k)
 		}
 	}
+}
+
+// shrinks tells whether adm charges less of some flavor and resource than
+// the workload is charged now in the same ClusterQueue: its reclaimable
+// pods grew while it was admitted.
+func shrinks(c *quota.Cache, key types.NamespacedName, adm *workload.Admission) bool {
+	cq, usage, ok := c.Charged(key)
+	if !ok || cq != adm.ClusterQueue {
+		return false
+	}
+	for fr, v := range usage {
+		if adm.Usage[fr] < v {
+			return true
+		}
+	}
+	return false
 }

@@ -26,6 +26,10 @@ type PodSet struct {
 	// MinCount is spec.podSets[].minCount, 0 when unset: the fewest pods the
 	// pod set may be admitted with (Kueue's partial admission).
 	MinCount int32
+	// Reclaimable is the pod set's status.reclaimablePods count: pods that
+	// finished for good. Count already leaves them out, as Kueue counts a
+	// workload's requests (spec count less reclaimable pods).
+	Reclaimable int32
 	// PerPod and Total (Count × PerPod) are canonical; zero cells are absent.
 	PerPod resources.Requests
 	Total  resources.Requests
@@ -190,12 +194,15 @@ func FromAPIIn(wl *kueue.Workload, rules *ResourceRules, env *Environment) (*Inf
 			name = string(kueue.DefaultPodSetName)
 		}
 		perPod, zero := rules.apply(perPod, ZeroRequests(spec, perPod))
+		reclaimable := reclaimableOf(wl, name, ps.Count)
+		count := ps.Count - reclaimable
 		info.PodSets = append(info.PodSets, PodSet{
 			Name:             name,
-			Count:            ps.Count,
+			Count:            count,
 			MinCount:         ptr.Deref(ps.MinCount, 0),
+			Reclaimable:      reclaimable,
 			PerPod:           perPod,
-			Total:            scale(perPod, ps.Count),
+			Total:            scale(perPod, count),
 			Zero:             zero,
 			NodeSelector:     copyMap(spec.NodeSelector),
 			RequiredAffinity: requiredAffinity(spec),
@@ -243,7 +250,7 @@ func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {
 			}
 			a.Usage = u
 		case ps != nil:
-			count := ps.Count
+			count := ps.Count + ps.Reclaimable
 			if psa.Count != nil {
 				count = *psa.Count
 			}
@@ -259,6 +266,14 @@ func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {
 		if psa.Count != nil {
 			a.Count = *psa.Count
 		} else if ps != nil {
+			a.Count = ps.Count + ps.Reclaimable
+		}
+		if ps != nil && ps.Count < a.Count {
+			// Pods reclaimed since the admission: the charge shrinks to the
+			// pods still needed, per pod as Kueue divides it (an integer
+			// division of each resource's total), never above what was
+			// admitted (a partial admission keeps its count).
+			a.Usage = scaleDown(a.Usage, a.Count, ps.Count)
 			a.Count = ps.Count
 		}
 		for r, v := range a.Usage {

@@ -53,6 +53,7 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		AdmissionFairSharing:      opts.AdmissionFairSharing,
 		WaitOnOverlappingTargets:  opts.WaitOnOverlappingTargets,
 		NoPartialAdmission:        opts.NoPartialAdmission,
+		NoReclaimablePods:         opts.NoReclaimablePods,
 		Resources:                 scheduler.ResourceRules(opts.Resources),
 		// The simulator reads reasons only from the cycle after WakeAll,
 		// at the end of a run (Engine.WakeAll).

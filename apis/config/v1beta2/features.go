@@ -30,6 +30,11 @@ const (
 	// beta and on by default; the Job integration's
 	// kueue.x-k8s.io/job-min-parallelism annotation sets the minCount).
 	FeaturePartialAdmission Feature = "PartialAdmission"
+	// FeatureReclaimablePods gives back the quota of a workload's pods that
+	// finished for good (status.reclaimablePods, written by the Job
+	// integration) while the workload runs (Kueue's gate, beta and on by
+	// default). Off, a workload holds all its quota until it finishes.
+	FeatureReclaimablePods Feature = "ReclaimablePods"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -60,6 +65,7 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeatureLocalQueueMetrics:                               {Default: true, Maturity: Beta},
 	FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: {Default: true, Maturity: Beta},
 	FeaturePartialAdmission:                                {Default: true, Maturity: Beta},
+	FeatureReclaimablePods:                                 {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

@@ -21,6 +21,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: true,
 		// Beta and on in Kueue (pkg/features/kube_features.go).
 		FeaturePartialAdmission: true,
+		// Beta and on in Kueue since v0.15 (pkg/features/kube_features.go).
+		FeatureReclaimablePods: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)

@@ -260,6 +260,30 @@ type WorkloadStatus struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=8
 	ResourceRequests []PodSetRequest `json:"resourceRequests,omitempty"`
+
+	// reclaimablePods counts, per pod set, the pods whose quota is no longer
+	// needed (they finished for good): Kueue's ReclaimablePods. A pending
+	// workload asks for its pods less these; an admitted one holds its
+	// admission scaled down to them (never above what it was admitted
+	// with). Written by the job integrations; each name must be a pod set
+	// of spec.podSets with a count no higher than its count, and while the
+	// workload holds quota no count may go down and no entry may go away.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	ReclaimablePods []ReclaimablePod `json:"reclaimablePods,omitempty"`
+}
+
+// ReclaimablePod is how many pods of a pod set no longer need their quota.
+type ReclaimablePod struct {
+	// name is the pod set's name in spec.podSets.
+	// +required
+	Name PodSetReference `json:"name"`
+	// count is the number of pods whose requests are no longer needed.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Count int32 `json:"count"`
 }
 
 // PodSetRequest is what one pod set counts as against quota.
@@ -313,6 +337,8 @@ type WorkloadSchedulingStatsEviction struct {
 // +kubebuilder:printcolumn:name="Finished",JSONPath=".status.conditions[?(@.type=='Finished')].status",type=string
 // +kubebuilder:printcolumn:name="Age",JSONPath=".metadata.creationTimestamp",type=date
 // +kubebuilder:validation:XValidation:rule="((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')))?((has(oldSelf.spec.maximumExecutionTimeSeconds)?oldSelf.spec.maximumExecutionTimeSeconds:0) ==  (has(self.spec.maximumExecutionTimeSeconds)?self.spec.maximumExecutionTimeSeconds:0)):true",message="maximumExecutionTimeSeconds is immutable while workload quota reserved"
+// +kubebuilder:validation:XValidation:rule="!has(self.status) || !has(self.status.reclaimablePods) || self.status.reclaimablePods.all(r, self.spec.podSets.exists(ps, ps.name == r.name && r.count <= ps.count))",message="each of status.reclaimablePods must name a pod set of spec.podSets and count no more pods than it has",fieldPath=".status.reclaimablePods"
+// +kubebuilder:validation:XValidation:rule="(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True') && has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True') && has(oldSelf.status.reclaimablePods)) ? oldSelf.status.reclaimablePods.all(o, has(self.status.reclaimablePods) && self.status.reclaimablePods.exists(n, n.name == o.name && n.count >= o.count)) : true",message="status.reclaimablePods may not decrease or lose an entry while the workload holds quota",fieldPath=".status.reclaimablePods"
 
 // Workload is the unit of admission: a job's pods and their requests.
 type Workload struct {
