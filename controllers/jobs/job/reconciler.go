@@ -36,6 +36,9 @@ type Reconciler struct {
 	// AfterDeactivatedByKueue, when set, deletes a Job that long after the
 	// manager deactivated its Workload (see retention.go).
 	AfterDeactivatedByKueue *time.Duration
+	// NoReclaimablePods is the ReclaimablePods gate off: the Workload's
+	// status.reclaimablePods is not written (see reclaimable.go).
+	NoReclaimablePods bool
 	// Now is the clock for AfterDeactivatedByKueue; nil means time.Now.
 	Now func() time.Time
 }
@@ -86,6 +89,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if res, done, err := r.deleteDeactivated(ctx, job, wl); done || err != nil {
 		return res, err
+	}
+	if !r.NoReclaimablePods {
+		if wrote, err := r.syncReclaimable(ctx, job, wl); wrote || err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	if IsAdmitted(wl) {
 		if r.WaitForPodsReady && !ptr.Deref(job.Spec.Suspend, false) {

@@ -28,7 +28,8 @@ const OwnerJobIndex = "quokka.dev/owner-job"
 // Controller registers the Job reconciler with `quokka manager`.
 func Controller() cli.Controller {
 	return cli.Controller{Name: "job", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
-		opts := Options{WaitForPodsReady: cfg.WaitForPodsReady != nil}
+		opts := Options{WaitForPodsReady: cfg.WaitForPodsReady != nil,
+			NoReclaimablePods: !cfg.FeatureGate(configapi.FeatureReclaimablePods)}
 		if p := cfg.ObjectRetentionPolicies; p != nil && p.Workloads != nil && p.Workloads.AfterDeactivatedByKueue != nil {
 			opts.AfterDeactivatedByKueue = &p.Workloads.AfterDeactivatedByKueue.Duration
 		}
@@ -43,6 +44,8 @@ type Options struct {
 	// AfterDeactivatedByKueue deletes a Job that long after the manager
 	// deactivated its Workload; nil keeps it.
 	AfterDeactivatedByKueue *time.Duration
+	// NoReclaimablePods is the ReclaimablePods gate off.
+	NoReclaimablePods bool
 }
 
 // Setup adds the Job reconciler and its index to mgr.
@@ -65,7 +68,8 @@ func Setup(mgr manager.Manager, opts Options) error {
 		Owns(&kueue.Workload{}).
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
 		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller"),
-			WaitForPodsReady: opts.WaitForPodsReady, AfterDeactivatedByKueue: opts.AfterDeactivatedByKueue})
+			WaitForPodsReady: opts.WaitForPodsReady, AfterDeactivatedByKueue: opts.AfterDeactivatedByKueue,
+			NoReclaimablePods: opts.NoReclaimablePods})
 	if err != nil {
 		return fmt.Errorf("creating job controller: %w", err)
 	}
