@@ -83,6 +83,9 @@ type EngineOptions struct {
 	// NoReclaimablePods is the ReclaimablePods gate turned off: a
 	// Workload's status.reclaimablePods is ignored.
 	NoReclaimablePods bool
+	// NoPrioritySortingWithinCohort is the PrioritySortingWithinCohort gate
+	// turned off: heads of a cohort's queues are not ordered by priority.
+	NoPrioritySortingWithinCohort bool
 	// Resources is the Configuration's resources block (excluded prefixes,
 	// transformations); nil counts requests as they are.
 	Resources *configv1beta2.Resources

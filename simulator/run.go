@@ -199,10 +199,11 @@ func (s *sim) start() error {
 // engine is rebuilt from the objects as they are at that instant.
 func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.Source) error {
 	opts := EngineOptions{
-		DynamicQuotaOrchestration: cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
-		WaitOnOverlappingTargets:  !cfg.FeatureGate(configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
-		NoPartialAdmission:        !cfg.FeatureGate(configv1beta2.FeaturePartialAdmission),
-		NoReclaimablePods:         !cfg.FeatureGate(configv1beta2.FeatureReclaimablePods),
+		DynamicQuotaOrchestration:     cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
+		WaitOnOverlappingTargets:      !cfg.FeatureGate(configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
+		NoPartialAdmission:            !cfg.FeatureGate(configv1beta2.FeaturePartialAdmission),
+		NoReclaimablePods:             !cfg.FeatureGate(configv1beta2.FeatureReclaimablePods),
+		NoPrioritySortingWithinCohort: !cfg.FeatureGate(configv1beta2.FeaturePrioritySortingWithinCohort),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

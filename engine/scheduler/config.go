@@ -12,15 +12,16 @@ import (
 // OptionsFromConfiguration resolves a validated Configuration into engine options,
 // once, at start-up (STYLE: feature gates are resolved into options, never checked
 // on the hot path): the DynamicQuotaOrchestration,
-// RecomputeAssignmentUponPreemptionTargetsOverlap, PartialAdmission and
-// ReclaimablePods gates, fair sharing when the
+// RecomputeAssignmentUponPreemptionTargetsOverlap, PartialAdmission,
+// ReclaimablePods and PrioritySortingWithinCohort gates, fair sharing when the
 // fairSharing block is present, and admission fair sharing when its gate is on.
 func OptionsFromConfiguration(cfg *config.Configuration) Options {
 	opts := Options{
-		DynamicQuotaOrchestration: cfg.FeatureGate(config.FeatureDynamicQuotaOrchestration),
-		WaitOnOverlappingTargets:  !cfg.FeatureGate(config.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
-		NoPartialAdmission:        !cfg.FeatureGate(config.FeaturePartialAdmission),
-		NoReclaimablePods:         !cfg.FeatureGate(config.FeatureReclaimablePods),
+		DynamicQuotaOrchestration:     cfg.FeatureGate(config.FeatureDynamicQuotaOrchestration),
+		WaitOnOverlappingTargets:      !cfg.FeatureGate(config.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
+		NoPartialAdmission:            !cfg.FeatureGate(config.FeaturePartialAdmission),
+		NoReclaimablePods:             !cfg.FeatureGate(config.FeatureReclaimablePods),
+		NoPrioritySortingWithinCohort: !cfg.FeatureGate(config.FeaturePrioritySortingWithinCohort),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

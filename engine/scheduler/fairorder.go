@@ -185,7 +185,7 @@ func fairBefore(items []*head, fh []*fairHead, a, b, depth int) bool {
 	}
 	// Then, as Kueue, priority and queue order; the borrowing level does not
 	// enter here.
-	if c := compareQueueOrder(items[a].r, items[b].r); c != 0 {
+	if c := compareHeadOrder(items[a].r, items[b].r); c != 0 {
 		return c < 0
 	}
 	return items[a].run.q.Name() < items[b].run.q.Name()

@@ -98,11 +98,24 @@ func TestIncrementalCycleDecidesAsFullCycleReclaimablePods(t *testing.T) {
 	}
 }
 
+// The same with the PrioritySortingWithinCohort gate off, where the heads of
+// a tree are ordered without their priority (late.go's and the deferral's
+// replays of that order must agree with the heap's); seed 2 runs with fair
+// sharing, whose tournament drops priority too.
+func TestIncrementalCycleDecidesAsFullCycleWithoutPrioritySorting(t *testing.T) {
+	for seed := uint64(1); seed <= propertySeeds(t, 3, 2); seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			t.Parallel()
+			incrementalAgainstFull(t, seed, stream{fair: seed == 2, quiet: seed == 3, noPrioritySorting: true})
+		})
+	}
+}
+
 // stream is how a random stream is played: with fair sharing, quiet
 // incremental cycles, one flavor per ClusterQueue, preemptors waiting on
 // overlapping targets, or workloads that may be admitted partially.
 type stream struct {
-	fair, quiet, oneFlavor, overlapWaits, partial, reclaim bool
+	fair, quiet, oneFlavor, overlapWaits, partial, reclaim, noPrioritySorting bool
 }
 
 // incrementalAgainstFull plays one seed's random stream through an
@@ -113,7 +126,7 @@ func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 	const steps = 3000
 	fair, quiet := st.fair, st.quiet
 	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor, partial: st.partial, reclaim: st.reclaim}
-	opts := Options{WaitOnOverlappingTargets: st.overlapWaits}
+	opts := Options{WaitOnOverlappingTargets: st.overlapWaits, NoPrioritySortingWithinCohort: st.noPrioritySorting}
 	if fair {
 		opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
 	}

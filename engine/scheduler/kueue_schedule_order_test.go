@@ -120,18 +120,49 @@ func TestKueueScheduleEntryOrdering(t *testing.T) {
 		}
 	})
 
+	// With the PrioritySortingWithinCohort gate off, heads of different
+	// queues are ordered by borrowing and arrival only.
+	noPrio := func(o Options) Options { o.NoPrioritySortingWithinCohort = true; return o }
+	t.Run("Priority sorting is disabled using pods-ready Eviction timestamp", func(t *testing.T) {
+		s := build(t, input, noPrio(podsReady(true)))
+		want := []string{"old", "recently_evicted", "new", "new_high_pri", "old_borrowing", "evicted_borrowing", "high_pri_borrowing", "new_borrowing", "high_pri_borrowing_more"}
+		if got := ksAdmitOrder(s.Cycle(now)); !slices.Equal(got, want) {
+			t.Errorf("admission order\n  got  %v\n  want %v", got, want)
+		}
+	})
+	t.Run("Priority sorting is disabled using pods-ready Creation timestamp", func(t *testing.T) {
+		s := build(t, input, noPrio(podsReady(false)))
+		want := []string{"recently_evicted", "old", "new", "new_high_pri", "old_borrowing", "evicted_borrowing", "high_pri_borrowing", "new_borrowing", "high_pri_borrowing_more"}
+		if got := ksAdmitOrder(s.Cycle(now)); !slices.Equal(got, want) {
+			t.Errorf("admission order\n  got  %v\n  want %v", got, want)
+		}
+	})
+
+	preemptedInput := []ksEntry{
+		{name: "old-mid-recently-preempted-in-queue", priority: 1, preempted: kueue.InClusterQueueReason, preemptedAt: 5 * sec},
+		{name: "old-mid-recently-reclaimed-while-borrowing", priority: 1, preempted: kueue.InCohortReclaimWhileBorrowingReason, preemptedAt: 6 * sec},
+		{name: "old-mid-more-recently-reclaimed-while-borrowing", priority: 1, preempted: kueue.InCohortReclaimWhileBorrowingReason, preemptedAt: 7 * sec},
+		{name: "old-mid-not-preempted-yet", created: sec, priority: 1},
+		{name: "preemptor", created: 7 * sec, priority: 2},
+	}
+	// Without priority sorting, a workload preempted to reclaim what it
+	// borrowed arrives again a millisecond after its preemption: the one
+	// preempted at 7 s comes after the preemptor created at 7 s.
+	t.Run("Some workloads are preempted; Priority sorting is disabled", func(t *testing.T) {
+		s := build(t, preemptedInput, Options{NoPrioritySortingWithinCohort: true})
+		want := []string{"old-mid-recently-preempted-in-queue", "old-mid-not-preempted-yet", "old-mid-recently-reclaimed-while-borrowing",
+			"preemptor", "old-mid-more-recently-reclaimed-while-borrowing"}
+		if got := ksAdmitOrder(s.Cycle(now)); !slices.Equal(got, want) {
+			t.Errorf("admission order\n  got  %v\n  want %v", got, want)
+		}
+	})
+
 	// With priority sorting, an earlier Preempted condition does not move a
 	// workload back: the three preempted workloads keep their creation time.
 	// Kueue's three ties (same priority and creation time) come out in any
 	// order; they are compared as a set.
 	t.Run("Some workloads are preempted; Priority sorting is enabled", func(t *testing.T) {
-		s := build(t, []ksEntry{
-			{name: "old-mid-recently-preempted-in-queue", priority: 1, preempted: kueue.InClusterQueueReason, preemptedAt: 5 * sec},
-			{name: "old-mid-recently-reclaimed-while-borrowing", priority: 1, preempted: kueue.InCohortReclaimWhileBorrowingReason, preemptedAt: 6 * sec},
-			{name: "old-mid-more-recently-reclaimed-while-borrowing", priority: 1, preempted: kueue.InCohortReclaimWhileBorrowingReason, preemptedAt: 7 * sec},
-			{name: "old-mid-not-preempted-yet", created: sec, priority: 1},
-			{name: "preemptor", created: 7 * sec, priority: 2},
-		})
+		s := build(t, preemptedInput)
 		got := ksAdmitOrder(s.Cycle(now))
 		if len(got) != 5 {
 			t.Fatalf("admitted %v, want all five", got)

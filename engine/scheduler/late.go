@@ -89,7 +89,7 @@ func (p popKey) takenAfter(hd *head) bool {
 	if l := level(&hd.res); l != p.level {
 		return l < p.level
 	}
-	if c := compareQueueOrder(hd.r, p.r); c != 0 {
+	if c := compareHeadOrder(hd.r, p.r); c != 0 {
 		return c < 0
 	}
 	return hd.run.q.Name() < p.q

@@ -184,6 +184,7 @@ func (s *Scheduler) repriorize() {
 			continue
 		}
 		r.priority = p
+		r.headPriority = s.headPriority(p)
 		r.cand = nil
 		if r.state == StatePending {
 			if lq, ok := s.localQueues[r.lq]; ok {

@@ -118,6 +118,25 @@ func compareQueueOrder(a, b *record) int {
 		}
 		return 1
 	}
+	return compareArrival(a, b)
+}
+
+// compareHeadOrder is the order of heads of different queues of one tree
+// after their borrowing: as compareQueueOrder, but by headPriority (no
+// priority at all with Kueue's PrioritySortingWithinCohort gate off).
+func compareHeadOrder(a, b *record) int {
+	if a.headPriority != b.headPriority {
+		if a.headPriority > b.headPriority {
+			return -1
+		}
+		return 1
+	}
+	return compareArrival(a, b)
+}
+
+// compareArrival orders workloads of equal priority: older orderAt first,
+// then UID, then namespace/name.
+func compareArrival(a, b *record) int {
 	if c := a.orderAt.Compare(b.orderAt); c != 0 {
 		return c
 	}

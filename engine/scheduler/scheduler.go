@@ -67,6 +67,13 @@ type Options struct {
 	// until it finishes. Off (the gate's default), see
 	// engine/workload/reclaimable.go.
 	NoReclaimablePods bool
+	// NoPrioritySortingWithinCohort is Kueue's PrioritySortingWithinCohort
+	// gate turned off: the heads of a cohort tree's queues (and fair
+	// sharing's tournament) are ordered by borrowing and arrival only, not
+	// by priority, and a workload preempted to reclaim what it borrowed
+	// arrives again just after that preemption. Within a ClusterQueue
+	// priority still orders its workloads. Off (the gate's default).
+	NoPrioritySortingWithinCohort bool
 	// Resources decides what pod sets' requests count as (the
 	// Configuration's resources block: excluded prefixes and
 	// transformations); nil counts them as requested.
@@ -316,8 +323,14 @@ type record struct {
 	// heldAt is the release epoch in which it last held quota (hold.go).
 	heldAt holdMark
 	// orderAt is the time it is ordered by in its queue: its creation, or
-	// its eviction for a PodsReady timeout (WaitForPodsReady.OrderByEviction).
+	// its eviction for a PodsReady timeout (WaitForPodsReady.OrderByEviction),
+	// or, with NoPrioritySortingWithinCohort, just after its preemption to
+	// reclaim what it borrowed.
 	orderAt time.Time
+	// headPriority is the priority heads of different queues are ordered by
+	// (compareHeadOrder): its priority, or 0 for all with
+	// NoPrioritySortingWithinCohort.
+	headPriority int32
 	// uidKey is the UID's first eight bytes, big-endian and zero-padded:
 	// where two keys differ they order as the UIDs do, which spares
 	// compareQueueOrder most string comparisons (creation times have one

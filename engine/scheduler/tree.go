@@ -479,13 +479,14 @@ func level(res *flavorassigner.Result) int {
 
 // headLess orders heads of different queues of one tree as Kueue does: a
 // workload that borrows less far up the tree first (not at all, then from
-// its own Cohort, ...), then higher priority, older creation, UID, and
+// its own Cohort, ...), then higher priority (unless the
+// PrioritySortingWithinCohort gate is off), older creation, UID, and
 // finally namespace/name and queue name for a total order.
 func headLess(a, b *head) bool {
 	if la, lb := level(&a.res), level(&b.res); la != lb {
 		return la < lb
 	}
-	if c := compareQueueOrder(a.r, b.r); c != 0 {
+	if c := compareHeadOrder(a.r, b.r); c != 0 {
 		return c < 0
 	}
 	return strings.Compare(a.run.q.Name(), b.run.q.Name()) < 0

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/types"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -43,6 +45,11 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 	}
 	s.detach(r)
 	r.setInfo(info)
+	if s.opts.NoPrioritySortingWithinCohort && !info.ReclaimedWhileBorrowingAt.IsZero() {
+		// Kueue's GetQueueOrderTimestamp: a millisecond after, so that it
+		// comes strictly after its preemptor.
+		r.orderAt = info.ReclaimedWhileBorrowingAt.Add(time.Millisecond)
+	}
 	if w := s.opts.WaitForPodsReady; w != nil && w.OrderByEviction && !info.PodsReadyTimeoutAt.IsZero() {
 		r.orderAt = info.PodsReadyTimeoutAt
 	}
@@ -54,6 +61,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		r.lq = lq.key
 	}
 	r.priority = info.ResolvePriority(s.lookupPriority)
+	r.headPriority = s.headPriority(r.priority)
 	switch {
 	case info.Finished:
 		s.cache.Release(info.Key)
@@ -81,6 +89,16 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		s.noteRelease(prevCQ)
 	}
 	return nil
+}
+
+// headPriority is what heads of different queues are ordered by for a
+// workload of priority p: p, or nothing with the PrioritySortingWithinCohort
+// gate off.
+func (s *Scheduler) headPriority(p int32) int32 {
+	if s.opts.NoPrioritySortingWithinCohort {
+		return 0
+	}
+	return p
 }
 
 // readWorkload is the engine's reading of wl: its pod sets counted with the

@@ -102,6 +102,12 @@ type Info struct {
 	// Kueue orders it in its queue by that time instead of its creation
 	// (waitForPodsReady.requeuingStrategy.timestamp Eviction).
 	PodsReadyTimeoutAt time.Time
+	// ReclaimedWhileBorrowingAt is when the workload was last preempted to
+	// reclaim quota it borrowed (a Preempted=True condition with reason
+	// InCohortReclaimWhileBorrowing), zero otherwise: with Kueue's
+	// PrioritySortingWithinCohort gate off it is ordered just after that
+	// moment, behind its preemptor.
+	ReclaimedWhileBorrowingAt time.Time
 }
 
 // PodsReady is the PodsReady condition as the engine reads it.
@@ -165,6 +171,10 @@ func FromAPIIn(wl *kueue.Workload, rules *ResourceRules, env *Environment) (*Inf
 		if c.Reason == kueue.WorkloadEvictedByPodsReadyTimeout {
 			info.PodsReadyTimeoutAt = c.LastTransitionTime.Time
 		}
+	}
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted); c != nil && c.Status == "True" &&
+		c.Reason == kueue.InCohortReclaimWhileBorrowingReason {
+		info.ReclaimedWhileBorrowingAt = c.LastTransitionTime.Time
 	}
 	if wl.Spec.Priority != nil {
 		p := *wl.Spec.Priority

@@ -48,13 +48,14 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		return nil, errors.New("the Configuration enables admission fair sharing (admissionFairSharing block with the AdmissionFairSharing gate on), which the engine does not implement yet; remove the block")
 	}
 	return &engine{s: scheduler.New(scheduler.Options{
-		DynamicQuotaOrchestration: opts.DynamicQuotaOrchestration,
-		FairSharing:               opts.FairSharing,
-		AdmissionFairSharing:      opts.AdmissionFairSharing,
-		WaitOnOverlappingTargets:  opts.WaitOnOverlappingTargets,
-		NoPartialAdmission:        opts.NoPartialAdmission,
-		NoReclaimablePods:         opts.NoReclaimablePods,
-		Resources:                 scheduler.ResourceRules(opts.Resources),
+		DynamicQuotaOrchestration:     opts.DynamicQuotaOrchestration,
+		FairSharing:                   opts.FairSharing,
+		AdmissionFairSharing:          opts.AdmissionFairSharing,
+		WaitOnOverlappingTargets:      opts.WaitOnOverlappingTargets,
+		NoPartialAdmission:            opts.NoPartialAdmission,
+		NoReclaimablePods:             opts.NoReclaimablePods,
+		NoPrioritySortingWithinCohort: opts.NoPrioritySortingWithinCohort,
+		Resources:                     scheduler.ResourceRules(opts.Resources),
 		// The simulator reads reasons only from the cycle after WakeAll,
 		// at the end of a run (Engine.WakeAll).
 		QuietCycles: true,

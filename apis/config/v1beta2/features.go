@@ -35,6 +35,13 @@ const (
 	// integration) while the workload runs (Kueue's gate, beta and on by
 	// default). Off, a workload holds all its quota until it finishes.
 	FeatureReclaimablePods Feature = "ReclaimablePods"
+	// FeaturePrioritySortingWithinCohort orders the heads of a cohort's
+	// ClusterQueues by priority before their arrival (Kueue's gate, beta
+	// and on by default since v0.6). Off, only borrowing and arrival order
+	// them, and a workload preempted to reclaim what it borrowed arrives
+	// again just after its preemption; within a ClusterQueue priority
+	// orders its workloads either way.
+	FeaturePrioritySortingWithinCohort Feature = "PrioritySortingWithinCohort"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -66,6 +73,7 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeatureRecomputeAssignmentUponPreemptionTargetsOverlap: {Default: true, Maturity: Beta},
 	FeaturePartialAdmission:                                {Default: true, Maturity: Beta},
 	FeatureReclaimablePods:                                 {Default: true, Maturity: Beta},
+	FeaturePrioritySortingWithinCohort:                     {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

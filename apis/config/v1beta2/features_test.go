@@ -23,6 +23,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeaturePartialAdmission: true,
 		// Beta and on in Kueue since v0.15 (pkg/features/kube_features.go).
 		FeatureReclaimablePods: true,
+		// Beta and on in Kueue since v0.6.
+		FeaturePrioritySortingWithinCohort: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)
