@@ -36,7 +36,9 @@ const decisionsSettle = 2 * time.Second
 // decisionsReport counts what the run compared.
 type decisionsReport struct {
 	scenarios, creates, finishes int
-	admissions, evictions        int
+	// reclaims counts the events that marked a pod reclaimable.
+	reclaims              int
+	admissions, evictions int
 	// partial counts Kueue's admissions with fewer pods than asked for.
 	partial     int
 	differences int
@@ -132,7 +134,7 @@ func runDecisions(o options) error {
 	player := &kueuePlayer{c: c, quiet: decisionsSettle, timeout: 2 * time.Minute}
 	var rep decisionsReport
 	for i := first; i < end; i++ {
-		sc := newScenario(o.seed, i, strategies != nil, o.partial)
+		sc := newScenario(o.seed, i, scenarioKinds{fair: strategies != nil, partial: o.partial, reclaim: o.reclaim})
 		w := io.MultiWriter(os.Stdout, details)
 		err := compareScenario(ctx, player, mk, opts, sc, &rep, w)
 		var lost *kueueLost
@@ -158,8 +160,12 @@ func runDecisions(o options) error {
 	if o.partial {
 		partial = fmt.Sprintf(" (%d with fewer pods than asked for)", rep.partial)
 	}
-	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes): Kueue admitted %d times%s and evicted %d times; Quokka decided %d events differently\n",
-		rep.scenarios, rep.creates+rep.finishes, rep.creates, rep.finishes, rep.admissions, partial, rep.evictions, rep.differences)
+	reclaims := ""
+	if o.reclaim {
+		reclaims = fmt.Sprintf(", %d reclaims", rep.reclaims)
+	}
+	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes%s): Kueue admitted %d times%s and evicted %d times; Quokka decided %d events differently\n",
+		rep.scenarios, rep.creates+rep.finishes+rep.reclaims, rep.creates, rep.finishes, reclaims, rep.admissions, partial, rep.evictions, rep.differences)
 	if len(rep.lost) > 0 {
 		fmt.Printf("%s did not decide %d events (it exited, or they never settled): %s; those were not compared (its log: %s)\n",
 			name, len(rep.lost), strings.Join(rep.lost, ", "), mk.log)
@@ -204,6 +210,9 @@ func compareScenario(ctx context.Context, player *kueuePlayer, mk *kueueProcess,
 		case step.finished != "":
 			rep.finishes++
 			what = "finish " + step.finished
+		case step.reclaimed != "":
+			rep.reclaims++
+			what = fmt.Sprintf("reclaim a pod of %s (%d reclaimable)", step.reclaimed, step.reclaimable[0].Count)
 		default:
 			continue
 		}

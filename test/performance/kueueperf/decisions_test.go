@@ -30,7 +30,7 @@ import (
 func TestPartialAdmissionScenarios(t *testing.T) {
 	variable := 0
 	for i := 0; i < 10; i++ {
-		sc, plain := newScenario(7, i, false, true), newScenario(7, i, false, false)
+		sc, plain := newScenario(7, i, scenarioKinds{partial: true}), newScenario(7, i, scenarioKinds{})
 		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
 			t.Fatalf("%s: the world changed with partial admission", sc.name)
 		}
@@ -57,13 +57,37 @@ func TestPartialAdmissionScenarios(t *testing.T) {
 	}
 }
 
+// With --reclaimable-pods the worlds are those of the seed without it, some
+// workloads ask for two to four pods, and some of the events that would
+// finish a workload mark one of its pods reclaimable instead.
+func TestReclaimablePodsScenarios(t *testing.T) {
+	reclaims, multi := 0, 0
+	for i := 0; i < 10; i++ {
+		sc, plain := newScenario(7, i, scenarioKinds{reclaim: true}), newScenario(7, i, scenarioKinds{})
+		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
+			t.Fatalf("%s: the world changed with reclaimable pods", sc.name)
+		}
+		for _, ev := range sc.events {
+			switch {
+			case ev.create != nil && ev.create.Spec.PodSets[0].Count > 1:
+				multi++
+			case ev.reclaim:
+				reclaims++
+			}
+		}
+	}
+	if reclaims == 0 || multi == 0 {
+		t.Fatalf("10 scenarios with reclaimable pods: %d reclaims, %d workloads of several pods; want some of each", reclaims, multi)
+	}
+}
+
 func TestScenariosAreReproducibleAndValid(t *testing.T) {
 	trees := 0
 	for seed := int64(1); seed <= 3; seed++ {
 		for i := 0; i < 20; i++ {
 			fair := i%2 == 1
-			sc := newScenario(seed, i, fair, false)
-			if again := newScenario(seed, i, fair, false); !reflect.DeepEqual(sc, again) {
+			sc := newScenario(seed, i, scenarioKinds{fair: fair})
+			if again := newScenario(seed, i, scenarioKinds{fair: fair}); !reflect.DeepEqual(sc, again) {
 				t.Fatalf("scenario %d of seed %d differs between two draws", i, seed)
 			}
 			creates := 0

@@ -48,6 +48,10 @@ type kueueStep struct {
 	// it finished (both empty when a finish found nothing admitted).
 	created  *kueue.Workload
 	finished string
+	// reclaimed is the workload a reclaim event gave one more reclaimable
+	// pod, with its status.reclaimablePods as written.
+	reclaimed   string
+	reclaimable []kueue.ReclaimablePod
 	// after maps each workload admitted once the event settled to its
 	// admission (see admissionOf); evicted lists, in name order, the
 	// workloads whose eviction the player completed meanwhile.
@@ -116,6 +120,10 @@ func (k *kueuePlayer) play(ctx context.Context, sc *scenario, ev scenarioEvent) 
 		}
 		k.lastCreate = time.Now()
 		step.created = wl
+	} else if ev.reclaim {
+		if err := k.reclaim(ctx, sc, before, ev.pick, step); err != nil {
+			return nil, err
+		}
 	} else if admitted := admittedNames(before); len(admitted) > 0 {
 		step.finished = admitted[ev.pick%len(admitted)]
 		if err := k.finish(ctx, types.NamespacedName{Namespace: sc.name, Name: step.finished}); err != nil {
@@ -225,6 +233,40 @@ func (k *kueuePlayer) completeEviction(ctx context.Context, wl *kueue.Workload) 
 			})
 		}
 	})
+}
+
+// reclaim marks one more pod reclaimable of the pick-th admitted workload that
+// has a pod not yet reclaimable and more than one pod, as a job integration
+// does when a Job's remaining completions need fewer pods; nothing happens
+// when there is none.
+func (k *kueuePlayer) reclaim(ctx context.Context, sc *scenario, before []kueue.Workload, pick int, step *kueueStep) error {
+	var candidates []*kueue.Workload
+	for i := range before {
+		wl := &before[i]
+		if admissionOf(wl) != "" && wl.Spec.PodSets[0].Count > 1 && reclaimableCount(wl) < wl.Spec.PodSets[0].Count {
+			candidates = append(candidates, wl)
+		}
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+	wl := candidates[pick%len(candidates)].DeepCopy()
+	rp := []kueue.ReclaimablePod{{Name: wl.Spec.PodSets[0].Name, Count: reclaimableCount(wl) + 1}}
+	if err := k.patchStatus(ctx, wl, func(wl *kueue.Workload) { wl.Status.ReclaimablePods = rp }); err != nil {
+		return err
+	}
+	step.reclaimed, step.reclaimable = wl.Name, rp
+	return nil
+}
+
+// reclaimableCount is the reclaimable pods of a workload's one pod set.
+func reclaimableCount(wl *kueue.Workload) int32 {
+	for _, rp := range wl.Status.ReclaimablePods {
+		if rp.Name == wl.Spec.PodSets[0].Name {
+			return rp.Count
+		}
+	}
+	return 0
 }
 
 // finish marks a workload Finished, as the runner does when its runtime is up.

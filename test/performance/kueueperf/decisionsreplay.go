@@ -93,8 +93,19 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	if _, _, err = settleEngine(s, now, after, sc.fullCount); err != nil {
 		return "", nil, nil, fmt.Errorf("before the event: %w", err)
 	}
-	s.FinishWorkload(types.NamespacedName{Namespace: sc.name, Name: step.finished})
-	delete(after, step.finished)
+	if step.reclaimed != "" {
+		// A reclaim releases quota as a finish does, and Kueue requeues
+		// its parked workloads the same way (QueueAssociatedInadmissible-
+		// WorkloadsAfter): it is replayed in the same two steps.
+		wl := findWorkload(step.before, step.reclaimed).DeepCopy()
+		wl.Status.ReclaimablePods = step.reclaimable
+		if err := s.UpsertWorkload(wl); err != nil {
+			return "", nil, nil, err
+		}
+	} else {
+		s.FinishWorkload(types.NamespacedName{Namespace: sc.name, Name: step.finished})
+		delete(after, step.finished)
+	}
 	if evicted, _, err = settleEngine(s, now.Add(time.Second), after, sc.fullCount); err != nil {
 		return "", nil, nil, err
 	}

@@ -26,10 +26,7 @@ import (
 // share one API server and one minimalkueue without touching each other.
 type scenario struct {
 	name string
-	fair bool
-	// partial gives half the workloads two to four pods and a minCount
-	// below that (Kueue's partial admission, on in Kueue v0.17.0).
-	partial bool
+	scenarioKinds
 	flavors []*kueue.ResourceFlavor
 	// cohorts are the Cohort objects: sometimes a child cohort under the
 	// scenario's cohort, and sometimes quota of a cohort's own.
@@ -39,13 +36,30 @@ type scenario struct {
 	events  []scenarioEvent
 }
 
+// scenarioKinds says what a scenario's world and workloads may use beyond
+// classic preemption.
+type scenarioKinds struct {
+	// fair gives queues and cohorts fair-sharing weights.
+	fair bool
+	// partial gives half the workloads two to four pods and a minCount
+	// below that (Kueue's partial admission, on in Kueue v0.17.0).
+	partial bool
+	// reclaim gives half the workloads two to four pods and turns half the
+	// finishes into reclaims: one more pod of an admitted workload marked
+	// reclaimable (Kueue's ReclaimablePods, on in Kueue v0.17.0).
+	reclaim bool
+}
+
 // scenarioEvent is a workload to create, or else an admitted workload to
 // finish: the pick-th of the admitted workloads in name order, modulo their
-// number (nothing happens when none is admitted). Picking at play time keeps
-// the scenario independent of the decisions it tests.
+// number (nothing happens when none is admitted); with reclaim, the pick-th
+// of the admitted workloads with a pod not yet reclaimable gets one more
+// reclaimable pod instead. Picking at play time keeps the scenario
+// independent of the decisions it tests.
 type scenarioEvent struct {
-	create *kueue.Workload
-	pick   int
+	create  *kueue.Workload
+	pick    int
+	reclaim bool
 }
 
 // Shape of the generated worlds.
@@ -65,11 +79,13 @@ var scenarioPriorities = []int32{0, 10, 20}
 // newScenario builds scenario number i of the run seeded with seed. With
 // fair sharing, queues and cohorts get weights, and no queue has
 // borrowWithinCohort, which applies to classic preemption only. With
-// partial, workloads may be admitted with fewer pods (see scenario.partial);
-// the world (flavors, Cohorts, queues) is that of the seed without it.
-func newScenario(seed int64, i int, fair, partial bool) *scenario {
+// partial, workloads may be admitted with fewer pods, and with reclaim
+// they may get reclaimable pods (see scenarioKinds); the world (flavors,
+// Cohorts, queues) is that of the seed without them.
+func newScenario(seed int64, i int, kinds scenarioKinds) *scenario {
+	fair := kinds.fair
 	r := rand.New(rand.NewSource(seed*1_000_003 + int64(i)))
-	sc := &scenario{name: fmt.Sprintf("s%d-%d", seed, i), fair: fair, partial: partial}
+	sc := &scenario{name: fmt.Sprintf("s%d-%d", seed, i), scenarioKinds: kinds}
 	for f := 1; f <= 1+r.Intn(2); f++ {
 		sc.flavors = append(sc.flavors, &kueue.ResourceFlavor{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-f%d", sc.name, f)},
@@ -107,14 +123,22 @@ func newScenario(seed int64, i int, fair, partial bool) *scenario {
 	}
 	for w := 1; w <= scenarioCreates; w++ {
 		if w > 3 && r.Float64() < scenarioFinishOdds {
-			sc.events = append(sc.events, scenarioEvent{pick: r.Intn(1000)})
+			sc.events = append(sc.events, sc.finishOrReclaim(r))
 		}
 		sc.events = append(sc.events, scenarioEvent{create: sc.workload(r, w)})
 	}
 	for f := 0; f < scenarioTailFinish; f++ {
-		sc.events = append(sc.events, scenarioEvent{pick: r.Intn(1000)})
+		sc.events = append(sc.events, sc.finishOrReclaim(r))
 	}
 	return sc
+}
+
+// finishOrReclaim draws an event that is not a create: a finish, or with
+// reclaim half the time a reclaim.
+func (sc *scenario) finishOrReclaim(r *rand.Rand) scenarioEvent {
+	ev := scenarioEvent{pick: r.Intn(1000)}
+	ev.reclaim = sc.reclaim && r.Float64() < 0.5
+	return ev
 }
 
 // clusterQueue draws ClusterQueue number q: a random non-empty subset of the
@@ -211,6 +235,8 @@ func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
 	if sc.partial && r.Float64() < 0.5 {
 		count = int32(2 + r.Intn(3))
 		minCount = ptr.To(int32(1 + r.Intn(int(count-1))))
+	} else if sc.reclaim && r.Float64() < 0.5 {
+		count = int32(2 + r.Intn(3))
 	}
 	return &kueue.Workload{
 		ObjectMeta: metav1.ObjectMeta{Namespace: sc.name, Name: fmt.Sprintf("w%02d", w)},
