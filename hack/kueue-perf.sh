@@ -9,6 +9,7 @@
 #   hack/kueue-perf.sh --load jobs [--config jobs|jobs-small|FILE] [--sides quokka,kueue]
 #   hack/kueue-perf.sh --load decisions [--scenarios 10] [--seed 1] [--fair-sharing STRATEGIES]
 #                      [--partial-admission] [--reclaimable-pods]
+#                      [--kueue-feature-gates K=V,... --quokka-feature-gates K=V,...]
 #
 # With --load jobs, batch/v1 Jobs get real pods on KWOK's fake nodes (the cluster's
 # components of `hack/envtest.sh --cluster`), admitted by `quokka manager` and by
@@ -71,7 +72,8 @@ for arg in "$@"; do
   if [ "$arg" = "--load=jobs" ] || { [ "$prev" = "--load" ] && [ "$arg" = "jobs" ]; }; then
     jobs=true
   fi
-  case "$arg" in --fair-sharing|--fair-sharing=*) fair=true ;; esac
+  # Both run Kueue's own manager, which is built on first use.
+  case "$arg" in --fair-sharing|--fair-sharing=*|--kueue-feature-gates|--kueue-feature-gates=*) fair=true ;; esac
   prev="$arg"
 done
 

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -66,6 +68,9 @@ func runDecisions(o options) error {
 			}
 		}
 	}
+	if o.kueueGates != "" && o.kueue == "" {
+		return errors.New("--kueue-feature-gates runs Kueue's own manager: --kueue is required (run hack/kueue-perf.sh)")
+	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		return errors.New("KUBEBUILDER_ASSETS is not set: run hack/kueue-perf.sh, which builds the API server")
 	}
@@ -101,13 +106,12 @@ func runDecisions(o options) error {
 		return err
 	}
 	manager, name := []string{o.minimalKueue, "--kubeconfig", kc}, "minimalkueue"
-	if strategies != nil {
+	if strategies != nil || o.kueueGates != "" {
 		name = "Kueue's manager"
-		list := make([]string, len(strategies))
-		for i, st := range strategies {
-			list[i] = string(st)
+		extra, err := kueueExtraConfig(strategies, o.kueueGates)
+		if err != nil {
+			return err
 		}
-		extra := fmt.Sprintf("fairSharing:\n  preemptionStrategies: [%s]\n", strings.Join(list, ", "))
 		if manager, err = kueueManager(o.kueue, o.out, 50, extra)(kc); err != nil {
 			return err
 		}
@@ -259,6 +263,30 @@ func findWorkload(wls []kueue.Workload, name string) *kueue.Workload {
 		}
 	}
 	return &kueue.Workload{}
+}
+
+// kueueExtraConfig is what Kueue's manager's Configuration gets beyond the
+// harness's: fair sharing's strategies, and feature gates (a K=V list).
+func kueueExtraConfig(strategies []config.PreemptionStrategy, gates string) (string, error) {
+	extra := ""
+	if strategies != nil {
+		list := make([]string, len(strategies))
+		for i, st := range strategies {
+			list[i] = string(st)
+		}
+		extra += fmt.Sprintf("fairSharing:\n  preemptionStrategies: [%s]\n", strings.Join(list, ", "))
+	}
+	if gates != "" {
+		m := map[string]bool{}
+		if err := cliflag.NewMapStringBool(&m).Set(gates); err != nil {
+			return "", fmt.Errorf("--kueue-feature-gates: %w", err)
+		}
+		extra += "featureGates:\n"
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			extra += fmt.Sprintf("  %s: %t\n", name, m[name])
+		}
+	}
+	return extra, nil
 }
 
 // engineOptions resolves the engine's options from --quokka-feature-gates, as
