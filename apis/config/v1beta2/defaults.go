@@ -106,6 +106,7 @@ func SetDefaults(c *Configuration, env Environment) {
 
 	setWaitForPodsReadyDefaults(c)
 	setResourcesDefaults(c)
+	setManagedJobsDefaults(c)
 
 	if c.Integrations == nil {
 		c.Integrations = &Integrations{}

@@ -53,6 +53,9 @@ func TestDefaultsMatchKueue(t *testing.T) {
 		},
 		ClientConnection: &ClientConnection{QPS: ptrTo(float32(1000)), Burst: ptrTo(int32(1000))},
 		Integrations:     &Integrations{Frameworks: []string{"batch/job"}},
+		// Kueue: every namespace but kube-system and its own.
+		ManagedJobsNamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", "kueue-system"}}}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got  %+v\n want %+v", got, want)

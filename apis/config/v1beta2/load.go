@@ -139,7 +139,6 @@ var knownUnsupportedFields = map[string]string{
 	"fairSharing.enable":              "removed in config v1beta2 (Kueue v0.15): fair sharing is on when the fairSharing block is present; delete the field",
 	"waitForPodsReady.enable":         "removed in config v1beta2: waitForPodsReady is always on (Kueue v0.19); delete the field",
 	"metrics.localQueueMetrics":       "not implemented by Quokka; use the LocalQueueMetrics feature gate",
-	"managedJobsNamespaceSelector":    "not implemented by Quokka",
 	"multiKueue":                      "MultiKueue is not implemented by Quokka",
 	"resources.deviceClassMappings":   "dynamic resource allocation (device class mappings) is not implemented by Quokka",
 	"pprofBindAddress":                "not implemented by Quokka",
@@ -150,7 +149,7 @@ var knownUnsupportedFields = map[string]string{
 	"metrics.customLabels":            "custom metric labels are not implemented by Quokka",
 	"integrations.externalFrameworks": "external frameworks are not implemented by Quokka",
 	"integrations.labelKeysToCopy":    "not implemented by Quokka",
-	"integrations.podOptions":         "removed in config v1beta2; use managedJobsNamespaceSelector in Kueue (not implemented by Quokka)",
+	"integrations.podOptions":         "removed in config v1beta2; use managedJobsNamespaceSelector",
 }
 
 // strictFieldErrors turns the strict decoder's findings (unknown and duplicate

@@ -20,8 +20,14 @@ type Configuration struct {
 	ControllerManager `json:",inline"`
 
 	// ManageJobsWithoutQueueName makes the job integrations suspend and manage jobs
-	// that have no kueue.x-k8s.io/queue-name label. Defaults to false.
+	// that have no kueue.x-k8s.io/queue-name label, in the namespaces
+	// ManagedJobsNamespaceSelector matches (see jobs.go). Defaults to false.
 	ManageJobsWithoutQueueName bool `json:"manageJobsWithoutQueueName"`
+
+	// ManagedJobsNamespaceSelector picks the namespaces whose Jobs without a
+	// queue name are managed with ManageJobsWithoutQueueName. Defaults to
+	// every namespace but kube-system and Namespace, which it may not match.
+	ManagedJobsNamespaceSelector *metav1.LabelSelector `json:"managedJobsNamespaceSelector,omitempty"`
 
 	// WaitForPodsReady configures all-or-nothing start-up of admitted workloads.
 	// Kueue v1beta2 has no enable field: the block is defaulted and always on.

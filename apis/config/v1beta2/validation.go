@@ -64,6 +64,7 @@ func (c *Configuration) Validate() field.ErrorList {
 	errs = append(errs, validateAdmissionFairSharing(c, field.NewPath("admissionFairSharing"))...)
 	errs = append(errs, validateInternalCertManagement(c.InternalCertManagement, field.NewPath("internalCertManagement"))...)
 	errs = append(errs, validateResources(c.Resources, field.NewPath("resources"))...)
+	errs = append(errs, validateManagedJobs(c)...)
 	return errs
 }
 

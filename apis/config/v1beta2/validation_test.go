@@ -113,6 +113,10 @@ waitForPodsReady:
 `,
 		"objectRetentionPolicies": header + "objectRetentionPolicies:\n  workloads:\n    afterFinished: 10m\n    afterDeactivatedByKueue: 1h\n",
 		"JSON is YAML too":        `{"apiVersion":"config.kueue.x-k8s.io/v1beta2","kind":"Configuration","manageJobsWithoutQueueName":true}`,
+		// Kueue: "prohibited namespace in MatchExpressions with operator NotIn managedJobsNamespaceSelector" (valid).
+		"managedJobsNamespaceSelector excluding the system namespaces": header + "manageJobsWithoutQueueName: true\n" +
+			"managedJobsNamespaceSelector:\n  matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kueue-system]}]\n",
+		"managedJobsNamespaceSelector by a team label": header + "managedJobsNamespaceSelector:\n  matchLabels: {team: research}\n",
 	}
 	for name, doc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -146,6 +150,16 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 			"fairSharing.enable", []string{"removed", "block is present"}},
 		{"waitForPodsReady.enable was removed", header + "waitForPodsReady:\n  enable: true\n", "waitForPodsReady.enable", []string{"removed"}},
 		{"Kueue field Quokka does not implement", header + "multiKueue:\n  gcInterval: 1m\n", "multiKueue", []string{"not implemented by Quokka"}},
+		// Kueue: pkg/config/validation_test.go (v0.17.0), the prohibited
+		// namespace cases of managedJobsNamespaceSelector.
+		{"prohibited namespace in MatchLabels managedJobsNamespaceSelector", header + "managedJobsNamespaceSelector:\n  matchLabels: {kubernetes.io/metadata.name: kube-system}\n",
+			"managedJobsNamespaceSelector", []string{`should not match the "kube-system" namespace`}},
+		{"prohibited namespace in MatchExpressions with operator In managedJobsNamespaceSelector", header + "managedJobsNamespaceSelector:\n  matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [kube-system]}]\n",
+			"managedJobsNamespaceSelector", []string{`should not match the "kube-system" namespace`}},
+		{"an empty managedJobsNamespaceSelector matches the manager's namespace", header + "namespace: quokka-system\nmanagedJobsNamespaceSelector: {}\n",
+			"managedJobsNamespaceSelector", []string{"should not match"}},
+		{"managedJobsNamespaceSelector with a bad operator", header + "managedJobsNamespaceSelector:\n  matchExpressions: [{key: team, operator: Near, values: [a]}]\n",
+			"managedJobsNamespaceSelector.matchExpressions[0].operator", nil},
 		{"internal cert management names another Service", header + "internalCertManagement:\n  webhookServiceName: kueue-webhook-service\n", "internalCertManagement.webhookServiceName", []string{"quokka-webhook-service"}},
 
 		// fairSharing.preemptionStrategies: only three lists.

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -36,6 +37,12 @@ type Reconciler struct {
 	// AfterDeactivatedByKueue, when set, deletes a Job that long after the
 	// manager deactivated its Workload (see retention.go).
 	AfterDeactivatedByKueue *time.Duration
+	// ManageJobsWithoutQueueName and ManagedNamespaces are the
+	// Configuration's manageJobsWithoutQueueName and
+	// managedJobsNamespaceSelector (nil matches every namespace; see
+	// queuename.go).
+	ManageJobsWithoutQueueName bool
+	ManagedNamespaces          labels.Selector
 	// NoReclaimablePods is the ReclaimablePods gate off: the Workload's
 	// status.reclaimablePods is not written (see reclaimable.go).
 	NoReclaimablePods bool
@@ -53,7 +60,8 @@ func (r *Reconciler) event(job *batchv1.Job, eventType, reason, note string, arg
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;update;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs/status,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs/finalizers,verbs=update
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/status,verbs=update
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=resourceflavors;workloadpriorityclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
@@ -68,8 +76,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, fmt.Errorf("getting job %s: %w", req.NamespacedName, err)
 	}
-	if !IsManaged(job) || !job.DeletionTimestamp.IsZero() {
+	if !job.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
+	}
+	if managed, err := r.manages(ctx, job); !managed || err != nil {
+		return ctrl.Result{}, err
 	}
 
 	wl := &kueue.Workload{}
@@ -103,6 +114,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if stale, why := isStale(job, wl); stale {
 		return ctrl.Result{}, r.replaceWorkload(ctx, wl, why)
+	}
+	if wrote, err := r.syncQueueName(ctx, job, wl); wrote || err != nil {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, r.stopJob(ctx, job, wl)
 }

@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -29,7 +30,8 @@ const OwnerJobIndex = "quokka.dev/owner-job"
 func Controller() cli.Controller {
 	return cli.Controller{Name: "job", Setup: func(mgr manager.Manager, cfg *configapi.Configuration) error {
 		opts := Options{WaitForPodsReady: cfg.WaitForPodsReady != nil,
-			NoReclaimablePods: !cfg.FeatureGate(configapi.FeatureReclaimablePods)}
+			NoReclaimablePods:          !cfg.FeatureGate(configapi.FeatureReclaimablePods),
+			ManageJobsWithoutQueueName: cfg.ManageJobsWithoutQueueName, ManagedNamespaces: cfg.ManagedNamespaces()}
 		if p := cfg.ObjectRetentionPolicies; p != nil && p.Workloads != nil && p.Workloads.AfterDeactivatedByKueue != nil {
 			opts.AfterDeactivatedByKueue = &p.Workloads.AfterDeactivatedByKueue.Duration
 		}
@@ -46,6 +48,10 @@ type Options struct {
 	AfterDeactivatedByKueue *time.Duration
 	// NoReclaimablePods is the ReclaimablePods gate off.
 	NoReclaimablePods bool
+	// ManageJobsWithoutQueueName and ManagedNamespaces manage Jobs without
+	// the queue-name label in the namespaces the selector matches.
+	ManageJobsWithoutQueueName bool
+	ManagedNamespaces          labels.Selector
 }
 
 // Setup adds the Job reconciler and its index to mgr.
@@ -57,8 +63,10 @@ func Setup(mgr manager.Manager, opts Options) error {
 	// other Job is dropped before it reaches the queue. An update that removes the
 	// label still passes (the old object has it), and the reconciler then leaves
 	// the Job alone.
+	// With manageJobsWithoutQueueName every Job passes, and the reconciler
+	// reads its namespace.
 	managed := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return o.GetLabels()[kueue.QueueNameLabel] != ""
+		return opts.ManageJobsWithoutQueueName || o.GetLabels()[kueue.QueueNameLabel] != ""
 	})
 	// SkipNameValidation, as the core's controllers: one process may run
 	// several managers (the integration tests do), each with its controller.
@@ -69,7 +77,8 @@ func Setup(mgr manager.Manager, opts Options) error {
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
 		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller"),
 			WaitForPodsReady: opts.WaitForPodsReady, AfterDeactivatedByKueue: opts.AfterDeactivatedByKueue,
-			NoReclaimablePods: opts.NoReclaimablePods})
+			NoReclaimablePods: opts.NoReclaimablePods, ManageJobsWithoutQueueName: opts.ManageJobsWithoutQueueName,
+			ManagedNamespaces: opts.ManagedNamespaces})
 	if err != nil {
 		return fmt.Errorf("creating job controller: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -30,8 +31,13 @@ var queueLabelPath = field.NewPath("metadata", "labels").Key(kueue.QueueNameLabe
 
 // JobWebhook suspends and validates batch/v1 Jobs.
 type JobWebhook struct {
-	// Client reads LocalQueues and Workloads.
+	// Client reads LocalQueues, Namespaces and Workloads.
 	Client client.Reader
+	// ManageJobsWithoutQueueName and ManagedNamespaces are the
+	// Configuration's manageJobsWithoutQueueName and
+	// managedJobsNamespaceSelector (see defaulting.go).
+	ManageJobsWithoutQueueName bool
+	ManagedNamespaces          labels.Selector
 }
 
 var (
@@ -40,10 +46,19 @@ var (
 )
 
 // Default suspends a Job that names a LocalQueue, so that no pod starts before
-// its Workload is admitted; the Job controller unsuspends it on admission. Jobs
-// without the label are not touched. The webhook is called on create only.
-func (w *JobWebhook) Default(_ context.Context, j *batchv1.Job) error {
-	if job.IsManaged(j) {
+// its Workload is admitted; the Job controller unsuspends it on admission. A
+// Job without the label first gets the namespace's "default" LocalQueue, if
+// any, and is suspended without one when the Configuration manages such Jobs
+// (see defaulting.go). The webhook is called on create only.
+func (w *JobWebhook) Default(ctx context.Context, j *batchv1.Job) error {
+	if err := w.defaultLocalQueue(ctx, j); err != nil {
+		return err
+	}
+	suspend, err := w.shouldSuspend(ctx, j)
+	if err != nil {
+		return err
+	}
+	if suspend {
 		j.Spec.Suspend = ptr.To(true)
 	}
 	return nil
@@ -72,9 +87,10 @@ func (w *JobWebhook) ValidateCreate(ctx context.Context, j *batchv1.Job) (admiss
 	return missingLocalQueueWarning(ctx, w.Client, j.Namespace, job.QueueName(j), queueLabelPath), nil
 }
 
-// ValidateUpdate rejects a change of the queue-name label while the Job is
-// admitted (running, or its Workload holds quota): the quota was charged to the
-// old queue's ClusterQueue, and moving the Job would charge the wrong one.
+// ValidateUpdate rejects a change of the queue-name label while the Job runs
+// or its Workload holds quota (the quota was charged to the old queue's
+// ClusterQueue, and moving the Job would charge the wrong one), and its
+// removal in a namespace with a "default" LocalQueue.
 func (w *JobWebhook) ValidateUpdate(ctx context.Context, old, j *batchv1.Job) (admission.Warnings, error) {
 	// The maximum execution time counts from the admission: it may change
 	// only while the Job stays suspended, as in Kueue.
@@ -93,10 +109,23 @@ func (w *JobWebhook) ValidateUpdate(ctx context.Context, old, j *batchv1.Job) (a
 	if oldQueue == newQueue {
 		return nil, nil
 	}
-	if oldQueue != "" {
-		admitted, err := w.isAdmitted(ctx, old)
-		if err != nil {
-			return nil, err
+	errs, err := w.validateQueueNameKept(ctx, old, j)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, j.Name, errs)
+	}
+	// Kueue refuses any change of the label of a Job that runs (adding one
+	// to a Job that runs without a queue too); Quokka also while the old
+	// queue's quota is reserved.
+	if oldQueue != "" || !ptr.Deref(j.Spec.Suspend, false) {
+		admitted := !ptr.Deref(j.Spec.Suspend, false)
+		if !admitted {
+			var err error
+			if admitted, err = w.isAdmitted(ctx, old); err != nil {
+				return nil, err
+			}
 		}
 		if admitted {
 			errs := field.ErrorList{field.Forbidden(queueLabelPath,

@@ -66,8 +66,18 @@ func (e *WebhookEnv) Stop() error { return e.env.Stop() }
 // certificate, metrics and probes off and no leader election, and waits until the
 // webhook server answers. The manager's error arrives on stopped when ctx ends.
 func (e *WebhookEnv) StartManager(ctx context.Context, controllers []cli.Controller, stopped chan<- error) error {
+	return e.StartManagerConfigured(ctx, nil, controllers, stopped)
+}
+
+// StartManagerConfigured is StartManager with the Configuration changed by
+// configure first (nil changes nothing).
+func (e *WebhookEnv) StartManagerConfigured(ctx context.Context, configure func(*configapi.Configuration),
+	controllers []cli.Controller, stopped chan<- error) error {
 	wh := &e.env.WebhookInstallOptions
 	cfg := configapi.Default()
+	if configure != nil {
+		configure(cfg)
+	}
 	port := wh.LocalServingPort
 	cfg.Webhook = configapi.ControllerWebhook{Host: wh.LocalServingHost, Port: &port, CertDir: wh.LocalServingCertDir}
 	cfg.Metrics.BindAddress = "0"
