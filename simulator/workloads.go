@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -58,6 +59,11 @@ func (w *workloadRecord) clusterQueue() string {
 func (s *sim) submit(d *manifest.Document) error {
 	wl := d.Workload.DeepCopy()
 	s.stamp(&wl.ObjectMeta, d.Key)
+	if d.Key.Kind == manifest.KindJob && wl.Spec.QueueName == "" {
+		if err := s.queueUnlabelledJob(wl); err != nil {
+			return err
+		}
+	}
 	key := types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name}
 	if ref := wl.Spec.PriorityClassRef; ref != nil && ref.Kind == "WorkloadPriorityClass" {
 		if _, ok := s.world.wpcs[ref.Name]; !ok {
@@ -321,4 +327,55 @@ func presetAssignments(wl *kueue.Workload) ([]PodSetAssignment, error) {
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// queueUnlabelledJob decides the LocalQueue of a Job submitted without the
+// queue-name label, as Kueue's Job webhook would when it is created: its
+// namespace's LocalQueue named "default" when there is one (Kueue's
+// LocalQueueDefaulting); else, with the Configuration's
+// manageJobsWithoutQueueName and a namespace managedJobsNamespaceSelector
+// matches, none, so that it waits as Kueue's Workload without a LocalQueue
+// does; otherwise Kueue would not manage the Job, and the simulator, which
+// runs only managed Jobs, says so.
+func (s *sim) queueUnlabelledJob(wl *kueue.Workload) error {
+	if _, ok := s.world.lqs[types.NamespacedName{Namespace: wl.Namespace, Name: defaultLocalQueue}]; ok {
+		wl.Spec.QueueName = defaultLocalQueue
+		if wl.Labels == nil {
+			wl.Labels = map[string]string{}
+		}
+		wl.Labels[kueue.QueueNameLabel] = defaultLocalQueue
+		return nil
+	}
+	if s.config != nil && s.config.ManageJobsWithoutQueueName && s.namespaceManaged(wl.Namespace) {
+		return nil
+	}
+	return fmt.Errorf("metadata.labels[%s]: Required value: at %s the Job names no LocalQueue, namespace %q has no LocalQueue %q, and the Configuration does not manage Jobs without a queue name there (manageJobsWithoutQueueName): Kueue would not manage it, and the simulator runs only managed Jobs",
+		kueue.QueueNameLabel, formatDuration(s.now), wl.Namespace, defaultLocalQueue)
+}
+
+// defaultLocalQueue is the LocalQueue Kueue gives a Job without the
+// queue-name label when its namespace has one of that name.
+const defaultLocalQueue = "default"
+
+// namespaceManaged tells whether the Configuration's
+// managedJobsNamespaceSelector matches the namespace's labels as they are now.
+func (s *sim) namespaceManaged(ns string) bool {
+	sel := s.config.ManagedNamespaces()
+	if sel == nil {
+		return true
+	}
+	return sel.Matches(labels.Set(s.namespaceLabels(ns)))
+}
+
+// namespaceLabels are a namespace's labels as the API server has them: its
+// own (none for a namespace no document declares) and
+// kubernetes.io/metadata.name.
+func (s *sim) namespaceLabels(name string) map[string]string {
+	out := map[string]string{corev1.LabelMetadataName: name}
+	if ns, ok := s.world.namespaces[name]; ok {
+		for k, v := range ns.Labels {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -9,7 +9,6 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	koordv1alpha1 "quokka.dev/quokka/apis/koord/scheduling/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
@@ -25,8 +24,9 @@ func validateJob(job *batchv1.Job) field.ErrorList {
 	case queue == "" && hasQuotaLabel(job.Labels):
 		// A Koord-Queue unit: the quota label takes the place of the LocalQueue.
 	case queue == "":
-		errs = append(errs, field.Required(labels.Key(kueue.QueueNameLabel),
-			"the simulator runs only Jobs that Kueue or Koord-Queue manages: set the LocalQueue to submit to, or the label "+koordv1alpha1.QuotaNameLabel))
+		// Resolved when the Job is submitted: the namespace's "default"
+		// LocalQueue, or none with manageJobsWithoutQueueName (see
+		// simulator/workloads.go).
 	default:
 		errs = append(errs, validateDNSSubdomain(queue, labels.Key(kueue.QueueNameLabel))...)
 	}

@@ -32,7 +32,10 @@ spec: {` + queue + `podSets: [{name: main, count: 1, template: {spec: {container
 		{"job with the quota label", job("quota.scheduling.koordinator.sh/name: team-a"), true, ""},
 		{"job with an empty quota label", job(`quota.scheduling.koordinator.sh/name: ""`), true, ""},
 		{"job with both labels", job("quota.scheduling.koordinator.sh/name: team-a, kueue.x-k8s.io/queue-name: q"), false, ""},
-		{"job with neither", job("app: x"), false, "metadata.labels[kueue.x-k8s.io/queue-name]: Required value"},
+		// A Job with neither is Kueue's when it is submitted: its
+		// namespace's default LocalQueue, or manageJobsWithoutQueueName
+		// (simulator.TestSimulatorJobsWithoutQueueName).
+		{"job with neither", job("app: x"), false, ""},
 		{"workload with the quota label", wl("quota.scheduling.koordinator.sh/name: team-a", ""), true, ""},
 		{"workload with the quota label and a queueName", wl("quota.scheduling.koordinator.sh/name: team-a", "queueName: q, "), false, ""},
 		{"workload with neither", wl("app: x", ""), false, "spec.queueName: Required value"},

@@ -368,11 +368,6 @@ spec: {rules: [{name: r, activationPolicy: {trigger: Sometimes}}]}`,
 			`spec.rules[0].activationPolicy.trigger: Unsupported value: "Sometimes"`},
 		{"local queue without cluster queue", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q}",
 			`(LocalQueue q): spec.clusterQueue: Required value`},
-		{"job without queue", `apiVersion: batch/v1
-kind: Job
-metadata: {name: j, namespace: ns}
-spec: {template: {spec: {containers: [{name: c, image: x}]}}}`,
-			`x.yaml document 1 (Job ns/j): metadata.labels[kueue.x-k8s.io/queue-name]: Required value`},
 		{"job with a GPU request and no limit", `apiVersion: batch/v1
 kind: Job
 metadata: {name: j, namespace: ns, labels: {kueue.x-k8s.io/queue-name: q}}
