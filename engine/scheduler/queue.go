@@ -112,21 +112,21 @@ func (l *pendingList) compact() {
 // then UID, then namespace/name so that the order is total and every run is
 // reproducible.
 func compareQueueOrder(a, b *record) int {
-	if a.priority != b.priority {
-		if a.priority > b.priority {
-			return -1
-		}
-		return 1
-	}
-	return compareArrival(a, b)
+	return comparePriorityThenArrival(a.priority, b.priority, a, b)
 }
 
 // compareHeadOrder is the order of heads of different queues of one tree
 // after their borrowing: as compareQueueOrder, but by headPriority (no
 // priority at all with Kueue's PrioritySortingWithinCohort gate off).
 func compareHeadOrder(a, b *record) int {
-	if a.headPriority != b.headPriority {
-		if a.headPriority > b.headPriority {
+	return comparePriorityThenArrival(a.headPriority, b.headPriority, a, b)
+}
+
+// comparePriorityThenArrival puts the higher of pa and pb (a's and b's
+// priorities for the order at hand) first, then the earlier arrival.
+func comparePriorityThenArrival(pa, pb int32, a, b *record) int {
+	if pa != pb {
+		if pa > pb {
 			return -1
 		}
 		return 1
