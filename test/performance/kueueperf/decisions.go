@@ -108,11 +108,10 @@ func runDecisions(o options) error {
 	manager, name := []string{o.minimalKueue, "--kubeconfig", kc}, "minimalkueue"
 	if strategies != nil || o.kueueGates != "" {
 		name = "Kueue's manager"
-		extra, err := kueueExtraConfig(strategies, o.kueueGates)
-		if err != nil {
+		if manager, err = kueueManager(o.kueue, o.out, 50, kueueExtraConfig(strategies))(kc); err != nil {
 			return err
 		}
-		if manager, err = kueueManager(o.kueue, o.out, 50, extra)(kc); err != nil {
+		if manager, err = withKueueGates(manager, o.kueueGates); err != nil {
 			return err
 		}
 	}
@@ -266,27 +265,41 @@ func findWorkload(wls []kueue.Workload, name string) *kueue.Workload {
 }
 
 // kueueExtraConfig is what Kueue's manager's Configuration gets beyond the
-// harness's: fair sharing's strategies, and feature gates (a K=V list).
-func kueueExtraConfig(strategies []config.PreemptionStrategy, gates string) (string, error) {
-	extra := ""
-	if strategies != nil {
-		list := make([]string, len(strategies))
-		for i, st := range strategies {
-			list[i] = string(st)
-		}
-		extra += fmt.Sprintf("fairSharing:\n  preemptionStrategies: [%s]\n", strings.Join(list, ", "))
+// harness's: fair sharing's strategies.
+func kueueExtraConfig(strategies []config.PreemptionStrategy) string {
+	if strategies == nil {
+		return ""
 	}
-	if gates != "" {
-		m := map[string]bool{}
-		if err := cliflag.NewMapStringBool(&m).Set(gates); err != nil {
-			return "", fmt.Errorf("--kueue-feature-gates: %w", err)
-		}
-		extra += "featureGates:\n"
-		for _, name := range slices.Sorted(maps.Keys(m)) {
-			extra += fmt.Sprintf("  %s: %t\n", name, m[name])
+	list := make([]string, len(strategies))
+	for i, st := range strategies {
+		list[i] = string(st)
+	}
+	return fmt.Sprintf("fairSharing:\n  preemptionStrategies: [%s]\n", strings.Join(list, ", "))
+}
+
+// withKueueGates adds gates (a K=V list) to the --feature-gates argument of
+// Kueue's manager: Kueue refuses gates given both there and in its
+// Configuration, and the harness already sets one on the command line.
+func withKueueGates(args []string, gates string) ([]string, error) {
+	if gates == "" {
+		return args, nil
+	}
+	m := map[string]bool{}
+	if err := cliflag.NewMapStringBool(&m).Set(gates); err != nil {
+		return nil, fmt.Errorf("--kueue-feature-gates: %w", err)
+	}
+	list := make([]string, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		list = append(list, fmt.Sprintf("%s=%t", name, m[name]))
+	}
+	out := slices.Clone(args)
+	for i, a := range out {
+		if strings.HasPrefix(a, "--feature-gates=") {
+			out[i] = a + "," + strings.Join(list, ",")
+			return out, nil
 		}
 	}
-	return extra, nil
+	return append(out, "--feature-gates="+strings.Join(list, ",")), nil
 }
 
 // engineOptions resolves the engine's options from --quokka-feature-gates, as

@@ -374,3 +374,18 @@ func TestUnsettledCountsEvictions(t *testing.T) {
 		t.Errorf("lost: %q", got)
 	}
 }
+
+// --kueue-feature-gates joins the gate Kueue's manager gets on its command
+// line (it refuses gates given both there and in its Configuration).
+func TestKueueGatesJoinTheCommandLine(t *testing.T) {
+	args, err := withKueueGates([]string{"kueue", "--config", "c.yaml", "--feature-gates=VisibilityOnDemand=false"}, "PrioritySortingWithinCohort=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "--feature-gates=VisibilityOnDemand=false,PrioritySortingWithinCohort=false"; args[3] != want {
+		t.Errorf("feature gates %q, want %q", args[3], want)
+	}
+	if _, err := withKueueGates(nil, "NotAGate"); err == nil {
+		t.Error("a gate without a value was accepted")
+	}
+}
