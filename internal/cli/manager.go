@@ -343,6 +343,15 @@ func managerOptions(cfg *configapi.Configuration, opts ManagerOptions) ctrl.Opti
 		// when the manager is built, and NewManager contacts no API server.
 		Cache: cache.Options{DefaultTransform: stripWorkloadManagedFields},
 	}
+	if cfg.PprofBindAddress != "" {
+		o.PprofBindAddress = cfg.PprofBindAddress
+	}
+	if c := cfg.Controller; c != nil {
+		o.Controller.GroupKindConcurrency = c.GroupKindConcurrency
+		if c.CacheSyncTimeout != nil {
+			o.Controller.CacheSyncTimeout = *c.CacheSyncTimeout
+		}
+	}
 	if le := cfg.LeaderElection; le != nil {
 		o.LeaderElection = cfg.LeaderElectionEnabled()
 		o.LeaderElectionID = le.ResourceName

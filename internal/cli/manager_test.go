@@ -118,6 +118,12 @@ health:
 leaderElection:
   leaderElect: true
   leaseDuration: 30s
+pprofBindAddress: 127.0.0.1:6060
+controller:
+  groupKindConcurrency:
+    Job.batch: 5
+    Workload.kueue.x-k8s.io: 3
+  cacheSyncTimeout: 300000000000
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +143,12 @@ leaderElection:
 	}
 	if o.HealthProbeBindAddress != ":8081" || o.ReadinessEndpointName != "/ready" || o.LivenessEndpointName != "/healthz" {
 		t.Errorf("health = %q %q %q", o.HealthProbeBindAddress, o.ReadinessEndpointName, o.LivenessEndpointName)
+	}
+	// Kueue's pprofBindAddress and controller options reach controller-runtime
+	// as they are (Kueue's pkg/config does the same).
+	if o.PprofBindAddress != "127.0.0.1:6060" || o.Controller.GroupKindConcurrency["Job.batch"] != 5 ||
+		o.Controller.GroupKindConcurrency["Workload.kueue.x-k8s.io"] != 3 || o.Controller.CacheSyncTimeout != 5*time.Minute {
+		t.Errorf("pprof %q, controller %+v; want 127.0.0.1:6060, Job.batch 5, Workload 3, a 5m cache sync timeout", o.PprofBindAddress, o.Controller)
 	}
 	if o.Scheme == nil || !o.Scheme.IsGroupRegistered("kueue.x-k8s.io") || !o.Scheme.IsGroupRegistered("scheduling.sigs.k8s.io") {
 		t.Error("the manager's scheme does not hold the Kueue groups")

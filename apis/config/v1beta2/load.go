@@ -141,14 +141,11 @@ var knownUnsupportedFields = map[string]string{
 	"metrics.localQueueMetrics":       "not implemented by Quokka; use the LocalQueueMetrics feature gate",
 	"multiKueue":                      "MultiKueue is not implemented by Quokka",
 	"resources.deviceClassMappings":   "dynamic resource allocation (device class mappings) is not implemented by Quokka",
-	"pprofBindAddress":                "not implemented by Quokka",
-	"controller":                      "per-kind controller concurrency is not implemented by Quokka",
 	"tls":                             "not implemented by Quokka",
 	"visibilityServer":                "the visibility API is not implemented by Quokka",
 	"queueVisibility":                 "removed from Kueue's configuration; not implemented by Quokka",
 	"metrics.customLabels":            "custom metric labels are not implemented by Quokka",
 	"integrations.externalFrameworks": "external frameworks are not implemented by Quokka",
-	"integrations.labelKeysToCopy":    "not implemented by Quokka",
 	"integrations.podOptions":         "removed in config v1beta2; use managedJobsNamespaceSelector",
 }
 

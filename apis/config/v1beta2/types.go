@@ -1,6 +1,8 @@
 package v1beta2
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	componentconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
@@ -93,6 +95,27 @@ type ControllerManager struct {
 
 	// Health configures the liveness and readiness probes.
 	Health ControllerHealth `json:"health,omitempty"`
+
+	// PprofBindAddress is where the manager serves pprof (host:port); "" or
+	// "0" turns it off (the default). Profiles may hold sensitive data:
+	// protect the address before exposing it.
+	PprofBindAddress string `json:"pprofBindAddress,omitempty"`
+
+	// Controller holds options of every controller the manager runs.
+	Controller *ControllerConfigurationSpec `json:"controller,omitempty"`
+}
+
+// ControllerConfigurationSpec is Kueue's global controller options, given to
+// controller-runtime as they are.
+type ControllerConfigurationSpec struct {
+	// GroupKindConcurrency maps a kind, as GroupKind.String() spells it
+	// ("Job.batch", "Workload.kueue.x-k8s.io"), to how many objects of it
+	// its controller reconciles at once (1 when unset).
+	GroupKindConcurrency map[string]int `json:"groupKindConcurrency,omitempty"`
+	// CacheSyncTimeout limits the wait for the informers' first sync
+	// (controller-runtime's default, 2 minutes, when unset). Kueue's type: a
+	// time.Duration, in nanoseconds.
+	CacheSyncTimeout *time.Duration `json:"cacheSyncTimeout,omitempty"`
 }
 
 // ControllerWebhook is where the webhook server listens and finds its certificate.
@@ -176,6 +199,10 @@ type ClientConnection struct {
 type Integrations struct {
 	// Frameworks defaults to ["batch/job"].
 	Frameworks []string `json:"frameworks,omitempty"`
+	// LabelKeysToCopy lists the labels a job integration copies from the job
+	// to the Workload it creates (when the job has them), so that, say, a
+	// PreemptionConfig or a dashboard can select Workloads by them.
+	LabelKeysToCopy []string `json:"labelKeysToCopy,omitempty"`
 }
 
 // PreemptionStrategy is one rule fair-sharing preemption may apply.

@@ -2,6 +2,7 @@ package v1beta2
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"slices"
@@ -74,6 +75,20 @@ func validateControllerManager(m *ControllerManager) field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("webhook", "port"), *p, "must be between 1 and 65535"))
 	}
 	errs = append(errs, validateBindAddress(m.Metrics.BindAddress, field.NewPath("metrics", "bindAddress"))...)
+	if m.PprofBindAddress != "" {
+		errs = append(errs, validateBindAddress(m.PprofBindAddress, field.NewPath("pprofBindAddress"))...)
+	}
+	if c := m.Controller; c != nil {
+		p := field.NewPath("controller")
+		for _, kind := range slices.Sorted(maps.Keys(c.GroupKindConcurrency)) {
+			if n := c.GroupKindConcurrency[kind]; n < 1 {
+				errs = append(errs, field.Invalid(p.Child("groupKindConcurrency").Key(kind), n, "must be at least 1"))
+			}
+		}
+		if t := c.CacheSyncTimeout; t != nil && *t <= 0 {
+			errs = append(errs, field.Invalid(p.Child("cacheSyncTimeout"), t.String(), "must be greater than 0"))
+		}
+	}
 
 	health := field.NewPath("health")
 	errs = append(errs, validateBindAddress(m.Health.HealthProbeBindAddress, health.Child("healthProbeBindAddress"))...)
@@ -179,6 +194,11 @@ func validateIntegrations(in *Integrations, p *field.Path) field.ErrorList {
 		seen.Insert(fw)
 		if !slices.Contains(SupportedFrameworks, fw) {
 			errs = append(errs, field.NotSupported(fp, fw, SupportedFrameworks))
+		}
+	}
+	for i, key := range in.LabelKeysToCopy {
+		for _, msg := range validation.IsQualifiedName(key) {
+			errs = append(errs, field.Invalid(p.Child("labelKeysToCopy").Index(i), key, msg))
 		}
 	}
 	return errs

@@ -117,6 +117,9 @@ waitForPodsReady:
 		"managedJobsNamespaceSelector excluding the system namespaces": header + "manageJobsWithoutQueueName: true\n" +
 			"managedJobsNamespaceSelector:\n  matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kueue-system]}]\n",
 		"managedJobsNamespaceSelector by a team label": header + "managedJobsNamespaceSelector:\n  matchLabels: {team: research}\n",
+		// Kueue fields Quokka refused before December 5 (eighth session).
+		"pprof, controller concurrency and label keys to copy": header + "pprofBindAddress: :6060\ncontroller:\n  groupKindConcurrency:\n    Job.batch: 5\n" +
+			"integrations:\n  frameworks: [batch/job]\n  labelKeysToCopy: [team, example.com/cost-center]\n",
 	}
 	for name, doc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -160,6 +163,9 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 			"managedJobsNamespaceSelector", []string{"should not match"}},
 		{"managedJobsNamespaceSelector with a bad operator", header + "managedJobsNamespaceSelector:\n  matchExpressions: [{key: team, operator: Near, values: [a]}]\n",
 			"managedJobsNamespaceSelector.matchExpressions[0].operator", nil},
+		{"a pprof address without a port", header + "pprofBindAddress: localhost\n", "pprofBindAddress", nil},
+		{"a controller concurrency of zero", header + "controller:\n  groupKindConcurrency:\n    Job.batch: 0\n", "controller.groupKindConcurrency[Job.batch]", []string{"at least 1"}},
+		{"a label key to copy that is no label key", header + "integrations:\n  labelKeysToCopy: [\"not a key!\"]\n", "integrations.labelKeysToCopy[0]", nil},
 		{"internal cert management names another Service", header + "internalCertManagement:\n  webhookServiceName: kueue-webhook-service\n", "internalCertManagement.webhookServiceName", []string{"quokka-webhook-service"}},
 
 		// fairSharing.preemptionStrategies: only three lists.

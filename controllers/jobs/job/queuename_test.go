@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,5 +65,33 @@ func TestJobsWithoutQueueNameAreManagedWhenConfigured(t *testing.T) {
 				t.Fatalf("after labelling: workload queue %q created %v; want research-gpu, the same workload", wl.Spec.QueueName, wl.CreationTimestamp)
 			}
 		})
+	}
+}
+
+// Kueue: pkg/controller/jobs/job/job_controller_test.go (v0.17.0), "when
+// workload is created, it has correct labels set" (integrations.labelKeysToCopy
+// [toCopyKey, redundantToCopyKey]: the Workload gets the Job's toCopyKey, not
+// its dontCopyKey, and no redundantToCopyKey, which the Job lacks), and the Job
+// integration test's "checking the workload label is not updated when the job
+// label is".
+func TestKueueWorkloadGetsTheLabelsToCopy(t *testing.T) {
+	t.Parallel()
+	j := makeJob("job", "ns").queue("main").request("nvidia.com/gpu", "1").suspend(true).obj()
+	j.Labels["toCopyKey"], j.Labels["dontCopyKey"] = "toCopyValue", "dontCopyValue"
+	h := newHarness(t, j, h100())
+	h.r.LabelKeysToCopy = []string{"toCopyKey", "redundantToCopyKey"}
+	h.settle()
+	want := map[string]string{JobUIDLabel: string(j.UID), "toCopyKey": "toCopyValue"}
+	if got := h.workload().Labels; !reflect.DeepEqual(got, want) {
+		t.Fatalf("workload labels %v, want %v", got, want)
+	}
+	updated := h.job()
+	updated.Labels["toCopyKey"] = "newValue"
+	if err := h.c.Update(context.Background(), updated); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if got := h.workload().Labels["toCopyKey"]; got != "toCopyValue" {
+		t.Errorf("after the Job's label changed, the workload's is %q; want it unchanged", got)
 	}
 }

@@ -43,6 +43,9 @@ type Reconciler struct {
 	// queuename.go).
 	ManageJobsWithoutQueueName bool
 	ManagedNamespaces          labels.Selector
+	// LabelKeysToCopy are the Configuration's integrations.labelKeysToCopy:
+	// the Job's labels its Workload is created with.
+	LabelKeysToCopy []string
 	// NoReclaimablePods is the ReclaimablePods gate off: the Workload's
 	// status.reclaimablePods is not written (see reclaimable.go).
 	NoReclaimablePods bool
@@ -161,6 +164,9 @@ func (r *Reconciler) createWorkload(ctx context.Context, job *batchv1.Job) error
 		return nil
 	}
 	wl, err := NewWorkload(ctx, r.Client, job)
+	if err == nil {
+		CopyLabels(wl, job, r.LabelKeysToCopy)
+	}
 	if err != nil {
 		r.event(job, corev1.EventTypeWarning, "CreateWorkloadFailed", "%v", err)
 		return fmt.Errorf("building workload of job %s/%s: %w", job.Namespace, job.Name, err)

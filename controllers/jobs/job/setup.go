@@ -32,6 +32,9 @@ func Controller() cli.Controller {
 		opts := Options{WaitForPodsReady: cfg.WaitForPodsReady != nil,
 			NoReclaimablePods:          !cfg.FeatureGate(configapi.FeatureReclaimablePods),
 			ManageJobsWithoutQueueName: cfg.ManageJobsWithoutQueueName, ManagedNamespaces: cfg.ManagedNamespaces()}
+		if cfg.Integrations != nil {
+			opts.LabelKeysToCopy = cfg.Integrations.LabelKeysToCopy
+		}
 		if p := cfg.ObjectRetentionPolicies; p != nil && p.Workloads != nil && p.Workloads.AfterDeactivatedByKueue != nil {
 			opts.AfterDeactivatedByKueue = &p.Workloads.AfterDeactivatedByKueue.Duration
 		}
@@ -52,6 +55,8 @@ type Options struct {
 	// the queue-name label in the namespaces the selector matches.
 	ManageJobsWithoutQueueName bool
 	ManagedNamespaces          labels.Selector
+	// LabelKeysToCopy are the Job labels its Workload is created with.
+	LabelKeysToCopy []string
 }
 
 // Setup adds the Job reconciler and its index to mgr.
@@ -78,7 +83,7 @@ func Setup(mgr manager.Manager, opts Options) error {
 		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller"),
 			WaitForPodsReady: opts.WaitForPodsReady, AfterDeactivatedByKueue: opts.AfterDeactivatedByKueue,
 			NoReclaimablePods: opts.NoReclaimablePods, ManageJobsWithoutQueueName: opts.ManageJobsWithoutQueueName,
-			ManagedNamespaces: opts.ManagedNamespaces})
+			ManagedNamespaces: opts.ManagedNamespaces, LabelKeysToCopy: opts.LabelKeysToCopy})
 	if err != nil {
 		return fmt.Errorf("creating job controller: %w", err)
 	}

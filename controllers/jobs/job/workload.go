@@ -56,6 +56,21 @@ func minPodCount(job *batchv1.Job) *int32 {
 	return m
 }
 
+// CopyLabels gives wl the Job's labels of the keys listed (Kueue's
+// integrations.labelKeysToCopy); a key the Job does not have is skipped. It is
+// applied when the Workload is created only: a later change of the Job's
+// label is not carried over, as in Kueue.
+func CopyLabels(wl *kueue.Workload, job *batchv1.Job, keys []string) {
+	for _, k := range keys {
+		if v, ok := job.Labels[k]; ok {
+			if wl.Labels == nil {
+				wl.Labels = map[string]string{}
+			}
+			wl.Labels[k] = v
+		}
+	}
+}
+
 // NewWorkload builds the Workload of a managed Job: one pod set "main" with the
 // Job's pod template as submitted (before any flavor is injected, which is what
 // makes it the record to restore the template from on eviction) and the
