@@ -1,15 +1,22 @@
 package core
 
 import (
+	"context"
+
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 
 	"quokka.dev/quokka/controllers/core/metrics"
 	"quokka.dev/quokka/engine/resources"
 	"quokka.dev/quokka/engine/scheduler"
 )
 
-// metricsSnapshot reads the engine for the gauges at scrape time.
-func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker) func() metrics.Snapshot {
+// metricsSnapshot reads the engine for the gauges at scrape time; lqLabels,
+// when set, gives each LocalQueue's labels (for metrics.localQueueMetrics'
+// selector), read after the engine's lock is released.
+func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels func(namespace, name string) map[string]string) func() metrics.Snapshot {
 	return func() metrics.Snapshot {
 		snap := metrics.Snapshot{ReplicaRole: role.Label()}
 		e.Do(func(s *scheduler.Scheduler) {
@@ -35,6 +42,12 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker) func() metr
 				snap.LocalQueues = append(snap.LocalQueues, lq)
 			}
 		})
+		if lqLabels != nil {
+			for i := range snap.LocalQueues {
+				lq := &snap.LocalQueues[i]
+				lq.Labels = lqLabels(lq.Namespace, lq.Name)
+			}
+		}
 		return snap
 	}
 }
@@ -89,3 +102,15 @@ func toFloat(r corev1.ResourceName, v int64) float64 {
 }
 
 func ptrFloat(v float64) *float64 { return &v }
+
+// cachedLocalQueueLabels reads a LocalQueue's labels from the manager's
+// cache (nil when it is not there yet).
+func cachedLocalQueueLabels(c client.Reader) func(namespace, name string) map[string]string {
+	return func(namespace, name string) map[string]string {
+		lq := &kueue.LocalQueue{}
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, lq); err != nil {
+			return nil
+		}
+		return lq.Labels
+	}
+}

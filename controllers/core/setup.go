@@ -70,11 +70,17 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		return err
 	}
 	pending := newPendingTracker()
-	m := metrics.New(opts.Registerer, metrics.Options{
+	mopts := metrics.Options{
 		ClusterQueueResources: cfg.Metrics.EnableClusterQueueResources,
-		LocalQueue:            cfg.FeatureGate(configapi.FeatureLocalQueueMetrics),
+		LocalQueue:            cfg.LocalQueueMetricsEnabled(),
+		LocalQueueSelector:    cfg.LocalQueueMetricsSelector(),
 		FairSharing:           cfg.FairSharingEnabled(),
-	}, metricsSnapshot(engine, role, pending))
+	}
+	var lqLabels func(namespace, name string) map[string]string
+	if mopts.LocalQueue && mopts.LocalQueueSelector != nil {
+		lqLabels = cachedLocalQueueLabels(mgr.GetClient())
+	}
+	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels))
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding metrics: %w", err)
 	}

@@ -84,6 +84,9 @@ func SetDefaults(c *Configuration, env Environment) {
 	if c.Metrics.BindAddress == "" {
 		c.Metrics.BindAddress = DefaultMetricsBindAddress
 	}
+	if c.Metrics.LocalQueueMetrics == nil {
+		c.Metrics.LocalQueueMetrics = &LocalQueueMetrics{Enable: true}
+	}
 	if c.Health.HealthProbeBindAddress == "" {
 		c.Health.HealthProbeBindAddress = DefaultHealthProbeBindAddress
 	}

@@ -34,7 +34,7 @@ func TestDefaultsMatchKueue(t *testing.T) {
 				ResourceLock:  "leases",
 				ResourceName:  "c1f6bfd2.kueue.x-k8s.io",
 			},
-			Metrics: ControllerMetrics{BindAddress: ":8443"},
+			Metrics: ControllerMetrics{BindAddress: ":8443", LocalQueueMetrics: &LocalQueueMetrics{Enable: true}},
 			Health: ControllerHealth{
 				HealthProbeBindAddress: ":8081",
 				ReadinessEndpointName:  "/readyz",

@@ -114,3 +114,31 @@ func TestBorrowWithinCohortWithFairSharingIsRejected(t *testing.T) {
 		t.Errorf("without fair sharing: %v; want no errors", errs)
 	}
 }
+
+// Kueue v0.17 exports the LocalQueue gauges when both its LocalQueueMetrics
+// gate and metrics.localQueueMetrics.enable (default true) say so, for the
+// LocalQueues localQueueSelector matches (LocalQueueMetricsConfig).
+func TestLocalQueueMetricsFollowGateAndBlock(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, doc string
+		enabled   bool
+		selector  bool
+	}{
+		{"defaults", header, true, false},
+		{"enable false", header + "metrics:\n  localQueueMetrics:\n    enable: false\n", false, false},
+		{"gate off", header + "featureGates: {LocalQueueMetrics: false}\n", false, false},
+		{"a selector", header + "metrics:\n  localQueueMetrics:\n    enable: true\n    localQueueSelector: {matchLabels: {team: a}}\n", true, true},
+	} {
+		cfg, err := Decode([]byte(tc.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := cfg.LocalQueueMetricsEnabled(); got != tc.enabled {
+			t.Errorf("%s: enabled %v, want %v", tc.name, got, tc.enabled)
+		}
+		if got := cfg.LocalQueueMetricsSelector() != nil; got != tc.selector {
+			t.Errorf("%s: a selector %v, want %v", tc.name, got, tc.selector)
+		}
+	}
+}

@@ -57,6 +57,29 @@ func validateManagedJobs(c *Configuration) field.ErrorList {
 	return errs
 }
 
+// LocalQueueMetricsEnabled tells whether the LocalQueue gauges are exported:
+// the LocalQueueMetrics gate and metrics.localQueueMetrics.enable, as Kueue's
+// LocalQueueMetricsConfig.IsEnabled.
+func (c *Configuration) LocalQueueMetricsEnabled() bool {
+	lq := c.Metrics.LocalQueueMetrics
+	return c.FeatureGate(FeatureLocalQueueMetrics) && (lq == nil || lq.Enable)
+}
+
+// LocalQueueMetricsSelector is metrics.localQueueMetrics.localQueueSelector
+// as a selector, nil when unset (every LocalQueue). Call it on a validated
+// Configuration.
+func (c *Configuration) LocalQueueMetricsSelector() labels.Selector {
+	lq := c.Metrics.LocalQueueMetrics
+	if lq == nil || lq.LocalQueueSelector == nil {
+		return nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(lq.LocalQueueSelector)
+	if err != nil {
+		return labels.Nothing()
+	}
+	return s
+}
+
 // ManagedNamespaces is managedJobsNamespaceSelector as a selector, for the
 // job integrations (nil when unset, which matches every namespace). Call it on
 // a validated Configuration.

@@ -138,7 +138,6 @@ func validateTypeMeta(cfg *Configuration) field.ErrorList {
 var knownUnsupportedFields = map[string]string{
 	"fairSharing.enable":              "removed in config v1beta2 (Kueue v0.15): fair sharing is on when the fairSharing block is present; delete the field",
 	"waitForPodsReady.enable":         "removed in config v1beta2: waitForPodsReady is always on (Kueue v0.19); delete the field",
-	"metrics.localQueueMetrics":       "not implemented by Quokka; use the LocalQueueMetrics feature gate",
 	"multiKueue":                      "MultiKueue is not implemented by Quokka",
 	"resources.deviceClassMappings":   "dynamic resource allocation (device class mappings) is not implemented by Quokka",
 	"tls":                             "not implemented by Quokka",

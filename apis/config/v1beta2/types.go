@@ -135,6 +135,19 @@ type ControllerMetrics struct {
 	// EnableClusterQueueResources exports the per-flavor usage, nominal quota,
 	// borrowing limit and lending limit gauges that chargeback dashboards need.
 	EnableClusterQueueResources bool `json:"enableClusterQueueResources,omitempty"`
+	// LocalQueueMetrics chooses the LocalQueues whose kueue_local_queue_*
+	// gauges are exported (with the LocalQueueMetrics gate on, as in Kueue
+	// v0.17). Defaults to every LocalQueue.
+	LocalQueueMetrics *LocalQueueMetrics `json:"localQueueMetrics,omitempty"`
+}
+
+// LocalQueueMetrics is Kueue's metrics.localQueueMetrics.
+type LocalQueueMetrics struct {
+	// Enable exports the LocalQueue gauges. Defaults to true.
+	Enable bool `json:"enable,omitempty"`
+	// LocalQueueSelector limits them to the LocalQueues whose labels it
+	// matches; unset, every LocalQueue.
+	LocalQueueSelector *metav1.LabelSelector `json:"localQueueSelector,omitempty"`
 }
 
 // ControllerHealth configures the health probes.

@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -75,6 +76,10 @@ func validateControllerManager(m *ControllerManager) field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("webhook", "port"), *p, "must be between 1 and 65535"))
 	}
 	errs = append(errs, validateBindAddress(m.Metrics.BindAddress, field.NewPath("metrics", "bindAddress"))...)
+	if lq := m.Metrics.LocalQueueMetrics; lq != nil && lq.LocalQueueSelector != nil {
+		errs = append(errs, metav1validation.ValidateLabelSelector(lq.LocalQueueSelector, metav1validation.LabelSelectorValidationOptions{},
+			field.NewPath("metrics", "localQueueMetrics", "localQueueSelector"))...)
+	}
 	if m.PprofBindAddress != "" {
 		errs = append(errs, validateBindAddress(m.PprofBindAddress, field.NewPath("pprofBindAddress"))...)
 	}

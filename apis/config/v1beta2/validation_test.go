@@ -163,6 +163,8 @@ func TestInvalidConfigurationsNameTheField(t *testing.T) {
 			"managedJobsNamespaceSelector", []string{"should not match"}},
 		{"managedJobsNamespaceSelector with a bad operator", header + "managedJobsNamespaceSelector:\n  matchExpressions: [{key: team, operator: Near, values: [a]}]\n",
 			"managedJobsNamespaceSelector.matchExpressions[0].operator", nil},
+		{"a LocalQueue metrics selector with a bad operator", header + "metrics:\n  localQueueMetrics:\n    enable: true\n    localQueueSelector:\n      matchExpressions: [{key: team, operator: Near}]\n",
+			"metrics.localQueueMetrics.localQueueSelector.matchExpressions[0].operator", nil},
 		{"a pprof address without a port", header + "pprofBindAddress: localhost\n", "pprofBindAddress", nil},
 		{"a controller concurrency of zero", header + "controller:\n  groupKindConcurrency:\n    Job.batch: 0\n", "controller.groupKindConcurrency[Job.batch]", []string{"at least 1"}},
 		{"a label key to copy that is no label key", header + "integrations:\n  labelKeysToCopy: [\"not a key!\"]\n", "integrations.labelKeysToCopy[0]", nil},

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Snapshot is what the gauges report, taken from the engine at scrape time.
@@ -36,7 +37,10 @@ type Cell struct {
 
 // LocalQueue is one LocalQueue's gauges.
 type LocalQueue struct {
-	Namespace, Name     string
+	Namespace, Name string
+	// Labels are the LocalQueue's, read only when Options.LocalQueueSelector
+	// is set.
+	Labels              map[string]string
 	PendingActive       int
 	PendingInadmissible int
 	Cells               []Cell
@@ -139,6 +143,9 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, lq := range snap.LocalQueues {
+		if sel := g.opts.LocalQueueSelector; sel != nil && !sel.Matches(labels.Set(lq.Labels)) {
+			continue
+		}
 		gauge(g.lqPending, float64(lq.PendingActive), lq.Name, lq.Namespace, StatusActive)
 		gauge(g.lqPending, float64(lq.PendingInadmissible), lq.Name, lq.Namespace, StatusInadmissible)
 		for _, c := range lq.Cells {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 func f(v float64) *float64 { return &v }
@@ -83,5 +84,30 @@ kueue_cluster_queue_status{cluster_queue="ready",replica_role="leader",status="t
 `
 	if err := testutil.CollectAndCompare(g, strings.NewReader(want), "kueue_cluster_queue_status"); err != nil {
 		t.Error(err)
+	}
+}
+
+// Kueue v0.17's metrics.localQueueMetrics.localQueueSelector: only the
+// LocalQueues whose labels it matches get the kueue_local_queue_* gauges.
+func TestLocalQueueGaugesFollowTheSelector(t *testing.T) {
+	t.Parallel()
+	snap := Snapshot{LocalQueues: []LocalQueue{
+		{Namespace: "a", Name: "team", Labels: map[string]string{"metrics": "on"}, PendingActive: 1},
+		{Namespace: "b", Name: "team", Labels: map[string]string{"metrics": "off"}, PendingActive: 2},
+		{Namespace: "c", Name: "team", PendingActive: 3},
+	}}
+	for _, tc := range []struct {
+		name string
+		sel  labels.Selector
+		want int
+	}{
+		{"no selector: every LocalQueue", nil, 3},
+		{"metrics=on", labels.SelectorFromSet(labels.Set{"metrics": "on"}), 1},
+	} {
+		g := newGaugeCollector(Options{LocalQueue: true, LocalQueueSelector: tc.sel}, func() Snapshot { return snap })
+		// Two series (active, inadmissible) per LocalQueue.
+		if n := testutil.CollectAndCount(g, "kueue_local_queue_pending_workloads"); n != 2*tc.want {
+			t.Errorf("%s: %d kueue_local_queue_pending_workloads samples, want %d", tc.name, n, 2*tc.want)
+		}
 	}
 }

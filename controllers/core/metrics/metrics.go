@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Label values of kueue_admission_attempts_total{result} and
@@ -32,8 +33,12 @@ type Options struct {
 	// ClusterQueueResources exports the per-flavor usage and quota gauges
 	// (metrics.enableClusterQueueResources).
 	ClusterQueueResources bool
-	// LocalQueue exports the kueue_local_queue_* gauges (gate LocalQueueMetrics).
+	// LocalQueue exports the kueue_local_queue_* gauges (gate LocalQueueMetrics
+	// and metrics.localQueueMetrics.enable).
 	LocalQueue bool
+	// LocalQueueSelector, when set, limits them to the LocalQueues whose
+	// labels it matches (metrics.localQueueMetrics.localQueueSelector).
+	LocalQueueSelector labels.Selector
 	// FairSharing exports kueue_cluster_queue_weighted_share.
 	FairSharing bool
 }
