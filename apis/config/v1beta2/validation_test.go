@@ -117,6 +117,35 @@ waitForPodsReady:
 		"managedJobsNamespaceSelector excluding the system namespaces": header + "manageJobsWithoutQueueName: true\n" +
 			"managedJobsNamespaceSelector:\n  matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kueue-system]}]\n",
 		"managedJobsNamespaceSelector by a team label": header + "managedJobsNamespaceSelector:\n  matchLabels: {team: research}\n",
+		// Kueue v0.17's config/components/manager/controller_manager_config.yaml
+		// as shipped, with the frameworks Quokka integrates.
+		"Kueue's shipped Configuration": `apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+health:
+  healthProbeBindAddress: :8081
+metrics:
+  bindAddress: :8443
+webhook:
+  port: 9443
+leaderElection:
+  leaderElect: true
+  resourceName: c1f6bfd2.kueue.x-k8s.io
+controller:
+  groupKindConcurrency:
+    Job.batch: 5
+    Pod: 5
+    Workload.kueue.x-k8s.io: 5
+    LocalQueue.kueue.x-k8s.io: 1
+    Cohort.kueue.x-k8s.io: 1
+    ClusterQueue.kueue.x-k8s.io: 1
+    ResourceFlavor.kueue.x-k8s.io: 1
+clientConnection:
+  qps: 50
+  burst: 100
+integrations:
+  frameworks:
+  - "batch/job"
+`,
 		// Kueue fields Quokka refused before December 5 (eighth session).
 		"pprof, controller concurrency and label keys to copy": header + "pprofBindAddress: :6060\ncontroller:\n  groupKindConcurrency:\n    Job.batch: 5\n" +
 			"integrations:\n  frameworks: [batch/job]\n  labelKeysToCopy: [team, example.com/cost-center]\n",
