@@ -83,9 +83,10 @@ type PriorityClassRef struct {
 	Group PriorityClassGroup `json:"group"`
 	// kind: WorkloadPriorityClass or PriorityClass.
 	Kind PriorityClassKind `json:"kind"`
-	// name of the class.
+	// name of the class: a DNS subdomain, as Kueue requires.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	Name string `json:"name"`
 }
 

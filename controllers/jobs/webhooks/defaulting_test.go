@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -129,5 +130,32 @@ func TestKueueQueueNameMustNotBeEmptyWithDefaultQueue(t *testing.T) {
 	}
 	if _, err := (&JobWebhook{Client: reader()}).ValidateUpdate(context.Background(), old, removed); err != nil {
 		t.Fatalf("removing the label without a default LocalQueue: %v", err)
+	}
+}
+
+// Kueue: test/integration/singlecluster/webhook/core/workload_test.go
+// (v0.17.0), "should not request num-pods resource": a container or init
+// container requesting the pods resource is refused, naming it.
+func TestKueueWorkloadShouldNotRequestNumPods(t *testing.T) {
+	t.Parallel()
+	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: "research", Name: "bad"},
+		Spec: kueue.WorkloadSpec{PodSets: []kueue.PodSet{{Name: "bad", Count: 1, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			InitContainers: []corev1.Container{{Name: "i", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}}}},
+			Containers:     []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}}}},
+		}}}}}}
+	w := &WorkloadWebhook{Client: reader()}
+	_, err := w.ValidateCreate(context.Background(), wl)
+	if err == nil || !apierrors.IsInvalid(err) ||
+		!strings.Contains(err.Error(), "spec.podSets[0].template.spec.initContainers[0].resources.requests[pods]") ||
+		!strings.Contains(err.Error(), "spec.podSets[0].template.spec.containers[0].resources.requests[pods]") {
+		t.Fatalf("err = %v; want both requests named", err)
+	}
+	if _, err := w.ValidateUpdate(context.Background(), wl, wl); err == nil {
+		t.Error("an update keeping the pods request was accepted")
+	}
+	wl.Spec.PodSets[0].Template.Spec.InitContainers = nil
+	wl.Spec.PodSets[0].Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	if _, err := w.ValidateCreate(context.Background(), wl); err != nil {
+		t.Errorf("a cpu request refused: %v", err)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -147,5 +149,24 @@ func TestKueuePartialAdmissionAnnotation(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: unsuspending with parallelism %d: %v, want it allowed", tc.name, tc.parallelism, err)
 		}
+	}
+}
+
+// Kueue: test/integration/singlecluster/webhook/core/workload_test.go
+// (v0.17.0), "should not request num-pods resource", through the API server:
+// the Workload webhook refuses a container requesting the pods resource,
+// naming it.
+func TestKueueWorkloadShouldNotRequestNumPods(t *testing.T) {
+	ns := newNamespace(t)
+	j := gpuJob(ns, "template", "")
+	tmpl := j.Spec.Template.DeepCopy()
+	tmpl.Spec.Containers[0].Resources.Requests[corev1.ResourcePods] = resource.MustParse("1")
+	wl := &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: ns},
+		Spec:       kueue.WorkloadSpec{PodSets: []kueue.PodSet{{Name: "bad", Count: 1, Template: *tmpl}}},
+	}
+	err := k8s.Create(context.Background(), wl)
+	if err == nil || !strings.Contains(err.Error(), "resources.requests[pods]") || !strings.Contains(err.Error(), "reserved for internal kueue use") {
+		t.Fatalf("a Workload requesting pods: err = %v; want Kueue's refusal naming the request", err)
 	}
 }
