@@ -17,6 +17,8 @@ type CohortSpec struct {
 	// lends to its parent.
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(g1, self.filter(g2, g2.coveredResources.exists(r, r in g1.coveredResources)).size() == 1)",message="a resource may be covered by only one resource group"
+	// +kubebuilder:validation:XValidation:rule="self.all(g1, g1.flavors.all(f, self.filter(g2, g2.flavors.exists(f2, f2.name == f.name)).size() == 1))",message="a flavor may appear in only one resource group"
 	// +optional
 	ResourceGroups []ResourceGroup `json:"resourceGroups,omitempty"`
 

@@ -67,6 +67,7 @@ type FairSharing struct {
 	// +kubebuilder:default=1
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="weight must be non-negative"
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isGreaterThan(quantity('0')) || quantity(string(self)).isGreaterThan(quantity('1n'))",message="When not 0, weight must be > 10e-9"
 	Weight *resource.Quantity `json:"weight,omitempty"`
 }
 

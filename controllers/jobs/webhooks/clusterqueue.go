@@ -3,8 +3,12 @@ package webhooks
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
@@ -38,8 +42,38 @@ func (w *ClusterQueueWebhook) ValidateDelete(context.Context, *kueue.ClusterQueu
 
 func (w *ClusterQueueWebhook) validate(cq *kueue.ClusterQueue) error {
 	errs := w.Config.ValidateClusterQueue(cq)
+	errs = append(errs, validateClusterQueueNames(cq)...)
 	if len(errs) == 0 {
 		return nil
 	}
 	return apierrors.NewInvalid(schema.GroupKind{Group: kueue.GroupVersion.Group, Kind: "ClusterQueue"}, cq.Name, errs)
+}
+
+// validateClusterQueueNames is the part of Kueue's ClusterQueue webhook that
+// the CRD's schema cannot say (a pattern does not apply to corev1's
+// ResourceName, and CEL has no qualified-name check): resource names are
+// qualified names, and the namespaceSelector is a valid label selector.
+func validateClusterQueueNames(cq *kueue.ClusterQueue) field.ErrorList {
+	var errs field.ErrorList
+	groups := field.NewPath("spec", "resourceGroups")
+	qualified := func(p *field.Path, name corev1.ResourceName) {
+		for _, msg := range validation.IsQualifiedName(string(name)) {
+			errs = append(errs, field.Invalid(p, name, msg))
+		}
+	}
+	for i, g := range cq.Spec.ResourceGroups {
+		for j, r := range g.CoveredResources {
+			qualified(groups.Index(i).Child("coveredResources").Index(j), r)
+		}
+		for j, f := range g.Flavors {
+			for k, r := range f.Resources {
+				qualified(groups.Index(i).Child("flavors").Index(j).Child("resources").Index(k).Child("name"), r.Name)
+			}
+		}
+	}
+	if sel := cq.Spec.NamespaceSelector; sel != nil {
+		errs = append(errs, metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{},
+			field.NewPath("spec", "namespaceSelector"))...)
+	}
+	return errs
 }

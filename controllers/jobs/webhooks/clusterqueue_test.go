@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
@@ -51,5 +53,45 @@ func TestClusterQueueWebhookRejectsBorrowWithinCohortWithFairSharing(t *testing.
 	never.Spec.Preemption.BorrowWithinCohort.Policy = kueue.BorrowWithinCohortPolicyNever
 	if _, err := fair.ValidateCreate(ctx, never); err != nil {
 		t.Errorf("borrowWithinCohort Never with fair sharing: %v, want accepted", err)
+	}
+}
+
+// Kueue: test/integration/singlecluster/webhook/core/clusterqueue_test.go
+// (v0.17.0), the five "Validate ClusterQueue on creation" entries its webhook
+// decides and Quokka's schema cannot: an unqualified resource name (in
+// coveredResources and in a flavor's resources), and a namespaceSelector with
+// an invalid label key (two entries) or an In expression without values.
+func TestKueueClusterQueueWebhookNames(t *testing.T) {
+	w := &ClusterQueueWebhook{Config: configapi.Default()}
+	withResource := func(name corev1.ResourceName) *kueue.ClusterQueue {
+		return &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "cluster-queue"}, Spec: kueue.ClusterQueueSpec{
+			ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{name}, Flavors: []kueue.FlavorQuotas{{
+				Name: "x86", Resources: []kueue.ResourceQuota{{Name: name, NominalQuota: resource.MustParse("5")}}}}}}}}
+	}
+	withSelector := func(sel *metav1.LabelSelector) *kueue.ClusterQueue {
+		return &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "cluster-queue"}, Spec: kueue.ClusterQueueSpec{NamespaceSelector: sel}}
+	}
+	for _, tc := range []struct {
+		name    string
+		cq      *kueue.ClusterQueue
+		refused string
+	}{
+		{"Should have qualified resource name", withResource("@cpu"), "spec.resourceGroups[0].coveredResources[0]"},
+		{"Should forbid to create clusterQueue with invalid resource name", withResource("@cpu"), "spec.resourceGroups[0].flavors[0].resources[0].name"},
+		{"Should forbid clusterQueue creation with unqualified labelSelector",
+			withSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"nospecialchars^=@": "bar"}}), "spec.namespaceSelector.matchLabels"},
+		{"Should forbid to create clusterQueue with namespaceSelector with invalid labels",
+			withSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"nospecialchars^=@": "bar"}}), "spec.namespaceSelector.matchLabels"},
+		{"Should forbid to create clusterQueue with namespaceSelector with invalid expressions",
+			withSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "key", Operator: "In"}}}), "spec.namespaceSelector.matchExpressions[0].values"},
+		{"Should allow to create clusterQueue with extended resources with qualified names", withResource("example.com/gpu"), ""},
+	} {
+		_, err := w.ValidateCreate(context.Background(), tc.cq)
+		switch {
+		case tc.refused == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.refused != "" && (err == nil || !strings.Contains(err.Error(), tc.refused)):
+			t.Errorf("%s: err = %v; want a refusal naming %s", tc.name, err, tc.refused)
+		}
 	}
 }
