@@ -131,6 +131,10 @@ func validateWeight(w *resource.Quantity, path *field.Path) field.ErrorList {
 	if w == nil {
 		return nil
 	}
+	if w.Sign() > 0 && w.Cmp(resource.MustParse("1n")) <= 0 {
+		// Kueue's rule: a weight this small collapses to 0 in its shares.
+		return field.ErrorList{field.Invalid(path, w.String(), "When not 0, weight must be > 10e-9")}
+	}
 	return validateNonNegative(*w, path)
 }
 

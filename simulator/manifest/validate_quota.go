@@ -17,6 +17,9 @@ import (
 type limitRules struct {
 	borrowingLimit string // when non-empty, borrowingLimit is forbidden with this reason
 	lendingLimit   string // when non-empty, lendingLimit is forbidden with this reason
+	// lendingAboveNominal lets a lendingLimit exceed nominalQuota: a
+	// Cohort's bounds what its whole subtree lends (Kueue allows it).
+	lendingAboveNominal bool
 }
 
 // validateResourceGroups checks spec.resourceGroups (or status.effectiveQuotas) the
@@ -96,7 +99,7 @@ func validateResourceQuota(rq kueue.ResourceQuota, path *field.Path, rules limit
 			errs = append(errs, field.Forbidden(p, rules.lendingLimit))
 		}
 		errs = append(errs, validateQuotaAmount(rq.Name, *rq.LendingLimit, p)...)
-		if rq.LendingLimit.Sign() >= 0 && rq.LendingLimit.Cmp(rq.NominalQuota) > 0 {
+		if !rules.lendingAboveNominal && rq.LendingLimit.Sign() >= 0 && rq.LendingLimit.Cmp(rq.NominalQuota) > 0 {
 			errs = append(errs, field.Invalid(p, rq.LendingLimit.String(),
 				fmt.Sprintf("must be less than or equal to nominalQuota (%s)", rq.NominalQuota.String())))
 		}
@@ -200,9 +203,9 @@ func validateCohort(c *kueue.Cohort) field.ErrorList {
 	if c.Spec.ParentName != "" && string(c.Spec.ParentName) == c.Name {
 		errs = append(errs, field.Invalid(spec.Child("parentName"), c.Spec.ParentName, "a Cohort cannot be its own parent"))
 	}
-	rules := limitRules{}
+	rules := limitRules{lendingAboveNominal: true}
 	if c.Spec.ParentName == "" {
-		rules = limitRules{borrowingLimit: rootCohortLimit, lendingLimit: rootCohortLimit}
+		rules = limitRules{borrowingLimit: rootCohortLimit, lendingLimit: rootCohortLimit, lendingAboveNominal: true}
 	}
 	errs = append(errs, validateResourceGroups(c.Spec.ResourceGroups, spec.Child("resourceGroups"), rules)...)
 	if fs := c.Spec.FairSharing; fs != nil {

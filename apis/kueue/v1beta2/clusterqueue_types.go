@@ -32,6 +32,7 @@ type ClusterQueueSpec struct {
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:XValidation:rule="self.all(g1, self.filter(g2, g2.coveredResources.exists(r, r in g1.coveredResources)).size() == 1)",message="a resource may be covered by only one resource group"
 	// +kubebuilder:validation:XValidation:rule="self.all(g1, g1.flavors.all(f, self.filter(g2, g2.flavors.exists(f2, f2.name == f.name)).size() == 1))",message="a flavor may appear in only one resource group"
+	// +kubebuilder:validation:XValidation:rule="self.all(g, g.flavors.all(f, f.resources.all(r, !has(r.lendingLimit) || quantity(string(r.lendingLimit)).compareTo(quantity(string(r.nominalQuota))) <= 0)))",message="lendingLimit must be less than or equal to nominalQuota",reason=FieldValueInvalid
 	// +optional
 	ResourceGroups []ResourceGroup `json:"resourceGroups,omitempty"`
 

@@ -37,8 +37,10 @@ type FlavorQuotas struct {
 	Resources []ResourceQuota `json:"resources"`
 }
 
-// ResourceQuota is the quota of one resource in one flavor.
-// +kubebuilder:validation:XValidation:rule="!has(self.lendingLimit) || quantity(string(self.lendingLimit)).compareTo(quantity(string(self.nominalQuota))) <= 0",message="lendingLimit must be less than or equal to nominalQuota",fieldPath=".lendingLimit",reason=FieldValueInvalid
+// ResourceQuota is the quota of one resource in one flavor. A ClusterQueue's
+// lendingLimit may not exceed its nominalQuota (a rule on
+// ClusterQueueSpec.resourceGroups); a Cohort's may, as in Kueue, since it
+// bounds what the Cohort's whole subtree lends to its parent.
 type ResourceQuota struct {
 	// name of the resource.
 	Name corev1.ResourceName `json:"name"`
