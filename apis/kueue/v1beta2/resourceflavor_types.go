@@ -18,6 +18,7 @@ type ResourceFlavorSpec struct {
 	// +optional
 	// +mapType=atomic
 	// +kubebuilder:validation:MaxProperties=8
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'))",message="nodeLabels: every key must be a qualified label name (an optional DNS prefix and a name of alphanumerics, '-', '_' and '.')"
 	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
 
 	// nodeTaints are the taints of the nodes that provide this flavor. A workload
