@@ -53,8 +53,8 @@ func TestKueueJobGetsTheDefaultLocalQueue(t *testing.T) {
 }
 
 // Kueue: test/integration/singlecluster/webhook/jobs/job_webhook_test.go
-// (v0.17.0), "Job Webhook With manageJobsWithoutQueueName enabled", its three
-// Its on Jobs without a queue name (the managed namespaces: every one but
+// (v0.17.0), "Job Webhook With manageJobsWithoutQueueName enabled", its four
+// Its (the managed namespaces: every one but
 // unmanaged-ns), with the Job integration's reconciler beside the webhook: the
 // suspended Job gets a Workload that names no LocalQueue, which moves to the
 // LocalQueue of a label added later.
@@ -85,6 +85,15 @@ func TestKueueJobWebhookWithManageJobsWithoutQueueName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+
+	t.Run("checking the workload is not created when JobMinParallelismAnnotation is invalid", func(t *testing.T) {
+		j := gpuJob("managed-ns", "job-with-queue-name", "foo")
+		j.Annotations = map[string]string{kueue.JobMinParallelismAnnotation: "a"}
+		err := c.Create(ctx, j)
+		if err == nil || !strings.Contains(err.Error(), kueue.JobMinParallelismAnnotation) {
+			t.Fatalf("an invalid minimum parallelism: err = %v; want a refusal naming the annotation", err)
+		}
+	})
 
 	t.Run("Should suspend a Job even no queue name specified", func(t *testing.T) {
 		j := gpuJob("managed-ns", "job-without-queue-name", "")
@@ -148,6 +157,47 @@ func TestKueueJobWebhookWithManageJobsWithoutQueueName(t *testing.T) {
 		j.Spec.Suspend = ptr.To(false)
 		if err := c.Update(ctx, j); err == nil {
 			t.Fatal("the API server let a Job be unsuspended while its queue name was added")
+		}
+	})
+}
+
+// Kueue: the same file, "Job Webhook with manageJobsWithoutQueueName
+// disabled" (the package's manager runs without the option): a Job with a
+// queue name created unsuspended is suspended, one without is not, and the
+// queue name of a Job being unsuspended may not change. Its two partial
+// admission Its are TestKueuePartialAdmissionAnnotation.
+func TestKueueJobWebhookWithManageJobsWithoutQueueNameDisabled(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	t.Run("should suspend a Job when created in unsuspend state", func(t *testing.T) {
+		j := gpuJob(ns, "job-with-queue-name", "default")
+		j.Spec.Suspend = ptr.To(false)
+		if err := k8s.Create(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		if !ptr.Deref(j.Spec.Suspend, false) {
+			t.Fatal("a Job with a queue name created unsuspended was not suspended")
+		}
+	})
+	t.Run("should not suspend a Job when no queue name specified", func(t *testing.T) {
+		j := gpuJob(ns, "job-without-queue-name", "")
+		j.Spec.Suspend = ptr.To(false)
+		if err := k8s.Create(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		if ptr.Deref(j.Spec.Suspend, false) {
+			t.Fatal("a Job without a queue name was suspended")
+		}
+	})
+	t.Run("should not update unsuspend Job successfully when changing queue name", func(t *testing.T) {
+		j := gpuJob(ns, "job-changing-queue", "queue")
+		if err := k8s.Create(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		j.Labels[kueue.QueueNameLabel] = "queue2"
+		j.Spec.Suspend = ptr.To(false)
+		if err := k8s.Update(ctx, j); err == nil {
+			t.Fatal("a Job's queue name changed while it was unsuspended")
 		}
 	})
 }
