@@ -55,18 +55,7 @@ func TestKueueResourceFlavorValidation(t *testing.T) {
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := mustObject(t, rf(fmt.Sprintf("kueue-rf-%d", i), tc.spec))
-			err := env.Client.Create(ctx, obj)
-			if err == nil {
-				_ = env.Client.Delete(ctx, obj)
-			}
-			switch {
-			case tc.refused == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tc.refused != "" && err == nil:
-				t.Fatal("the API server accepted the ResourceFlavor")
-			case tc.refused != "" && !strings.Contains(err.Error(), tc.refused):
-				t.Errorf("the error does not name %s: %v", tc.refused, err)
-			}
+			checkRefusal(t, createAndRemove(ctx, obj), tc.refused, "ResourceFlavor")
 		})
 	}
 

@@ -39,10 +39,7 @@ func podSetsNamed(count int32, names ...string) []kueue.PodSet {
 // division); the manager never writes such an admission.
 func TestKueueWorkloadCreateValidation(t *testing.T) {
 	ctx := context.Background()
-	nine := make([]string, 9)
-	for i := range nine {
-		nine[i] = fmt.Sprintf("ps%d", i)
-	}
+	nine := numbered("ps", 9)
 	pcr := func(group, kind, name string) func(*kueue.Workload) {
 		return func(w *kueue.Workload) {
 			w.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.PriorityClassGroup(group), Kind: kueue.PriorityClassKind(kind), Name: name}
@@ -88,18 +85,7 @@ func TestKueueWorkloadCreateValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			wl := updateWorkload(fmt.Sprintf("create-%d", i), "", 1)
 			tc.change(wl)
-			err := env.Client.Create(ctx, wl)
-			if err == nil {
-				_ = env.Client.Delete(ctx, wl)
-			}
-			switch {
-			case tc.refused == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tc.refused != "" && err == nil:
-				t.Fatal("the API server accepted the Workload")
-			case tc.refused != "" && !strings.Contains(err.Error(), tc.refused):
-				t.Errorf("the error does not name %s: %v", tc.refused, err)
-			}
+			checkRefusal(t, createAndRemove(ctx, wl), tc.refused, "Workload")
 		})
 	}
 
