@@ -164,13 +164,11 @@ func (r *Reconciler) createWorkload(ctx context.Context, job *batchv1.Job) error
 		return nil
 	}
 	wl, err := NewWorkload(ctx, r.Client, job)
-	if err == nil {
-		CopyLabels(wl, job, r.LabelKeysToCopy)
-	}
 	if err != nil {
 		r.event(job, corev1.EventTypeWarning, "CreateWorkloadFailed", "%v", err)
 		return fmt.Errorf("building workload of job %s/%s: %w", job.Namespace, job.Name, err)
 	}
+	CopyLabels(wl, job, r.LabelKeysToCopy)
 	if err := r.Client.Create(ctx, wl); apierrors.IsAlreadyExists(err) {
 		// An earlier pass created it and the cache has not caught up: the
 		// event was recorded then.
