@@ -318,6 +318,24 @@ spec:
     - name: h100
       resources: [{name: cpu, nominalQuota: 4, lendingLimit: 2}]`,
 			`x.yaml document 1 (Cohort root): spec.resourceGroups[0].flavors[0].resources[0].lendingLimit: Forbidden: must be unset on a root Cohort`},
+		// Kueue's Cohort and ClusterQueue webhooks refuse a resource name
+		// that is not a qualified name (cohort_test.go, clusterqueue_test.go).
+		{"unqualified resource name in a Cohort", `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Cohort
+metadata: {name: root}
+spec:
+  resourceGroups:
+  - coveredResources: ["@cpu"]
+    flavors:
+    - name: h100
+      resources: [{name: "@cpu", nominalQuota: 4}]`,
+			`x.yaml document 1 (Cohort root): spec.resourceGroups[0].coveredResources[0]: Invalid value: "@cpu": name part must consist of alphanumeric characters`},
+		{"unqualified resource name in a ClusterQueue", cq(`  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: h100
+      resources: [{name: "cpu!", nominalQuota: 1}]`),
+			`spec.resourceGroups[0].flavors[0].resources[0].name: Invalid value: "cpu!": name part must consist of alphanumeric characters`},
 		{"cohort its own parent", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: a}\nspec: {parentName: a}",
 			`spec.parentName: Invalid value: "a": a Cohort cannot be its own parent`},
 		{"dqo without providers", `apiVersion: kueue.x-k8s.io/v1alpha1

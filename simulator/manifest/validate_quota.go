@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -35,6 +36,7 @@ func validateResourceGroups(groups []kueue.ResourceGroup, path *field.Path, rule
 		crPath := rgPath.Child("coveredResources")
 		errs = append(errs, validateItemCount(len(rg.CoveredResources), 1, 16, crPath)...)
 		for j, name := range rg.CoveredResources {
+			errs = append(errs, validateResourceName(name, crPath.Index(j))...)
 			if seenResource[name] {
 				errs = append(errs, field.Duplicate(crPath.Index(j), string(name)))
 			}
@@ -84,6 +86,8 @@ func validateResourceQuota(rq kueue.ResourceQuota, path *field.Path, rules limit
 	var errs field.ErrorList
 	if rq.Name == "" {
 		errs = append(errs, field.Required(path.Child("name"), ""))
+	} else {
+		errs = append(errs, validateResourceName(rq.Name, path.Child("name"))...)
 	}
 	errs = append(errs, validateQuotaAmount(rq.Name, rq.NominalQuota, path.Child("nominalQuota"))...)
 	if rq.BorrowingLimit != nil {
@@ -103,6 +107,16 @@ func validateResourceQuota(rq kueue.ResourceQuota, path *field.Path, rules limit
 			errs = append(errs, field.Invalid(p, rq.LendingLimit.String(),
 				fmt.Sprintf("must be less than or equal to nominalQuota (%s)", rq.NominalQuota.String())))
 		}
+	}
+	return errs
+}
+
+// validateResourceName refuses a resource name that is not a qualified name
+// ("@cpu"), as Kueue's ClusterQueue and Cohort webhooks do.
+func validateResourceName(name corev1.ResourceName, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(string(name)) {
+		errs = append(errs, field.Invalid(path, string(name), msg))
 	}
 	return errs
 }

@@ -54,26 +54,33 @@ func (w *ClusterQueueWebhook) validate(cq *kueue.ClusterQueue) error {
 // ResourceName, and CEL has no qualified-name check): resource names are
 // qualified names, and the namespaceSelector is a valid label selector.
 func validateClusterQueueNames(cq *kueue.ClusterQueue) field.ErrorList {
+	errs := validateResourceNames(cq.Spec.ResourceGroups, field.NewPath("spec", "resourceGroups"))
+	if sel := cq.Spec.NamespaceSelector; sel != nil {
+		errs = append(errs, metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{},
+			field.NewPath("spec", "namespaceSelector"))...)
+	}
+	return errs
+}
+
+// validateResourceNames refuses resource names that are not qualified names,
+// in coveredResources and in every flavor's resources, as Kueue's
+// validateResourceGroups does for ClusterQueues and Cohorts alike.
+func validateResourceNames(groups []kueue.ResourceGroup, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	groups := field.NewPath("spec", "resourceGroups")
 	qualified := func(p *field.Path, name corev1.ResourceName) {
 		for _, msg := range validation.IsQualifiedName(string(name)) {
 			errs = append(errs, field.Invalid(p, name, msg))
 		}
 	}
-	for i, g := range cq.Spec.ResourceGroups {
+	for i, g := range groups {
 		for j, r := range g.CoveredResources {
-			qualified(groups.Index(i).Child("coveredResources").Index(j), r)
+			qualified(path.Index(i).Child("coveredResources").Index(j), r)
 		}
 		for j, f := range g.Flavors {
 			for k, r := range f.Resources {
-				qualified(groups.Index(i).Child("flavors").Index(j).Child("resources").Index(k).Child("name"), r.Name)
+				qualified(path.Index(i).Child("flavors").Index(j).Child("resources").Index(k).Child("name"), r.Name)
 			}
 		}
-	}
-	if sel := cq.Spec.NamespaceSelector; sel != nil {
-		errs = append(errs, metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{},
-			field.NewPath("spec", "namespaceSelector"))...)
 	}
 	return errs
 }

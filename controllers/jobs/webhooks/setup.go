@@ -30,6 +30,7 @@ const (
 	ValidateLocalQueuePath   = "/validate-kueue-x-k8s-io-v1beta2-localqueue"
 	ValidateWorkloadPath     = "/validate-kueue-x-k8s-io-v1beta2-workload"
 	ValidateClusterQueuePath = "/validate-kueue-x-k8s-io-v1beta2-clusterqueue"
+	ValidateCohortPath       = "/validate-kueue-x-k8s-io-v1beta2-cohort"
 )
 
 // Options of Setup.
@@ -186,4 +187,5 @@ func register(add func(string, http.Handler), mgr manager.Manager, cfg *configap
 	add(ValidateLocalQueuePath, admission.WithValidator[*kueue.LocalQueue](s, &LocalQueueWebhook{Client: c}))
 	add(ValidateWorkloadPath, admission.WithValidator[*kueue.Workload](s, &WorkloadWebhook{Client: c}))
 	add(ValidateClusterQueuePath, admission.WithValidator[*kueue.ClusterQueue](s, &ClusterQueueWebhook{Config: cfg}))
+	add(ValidateCohortPath, admission.WithValidator[*kueue.Cohort](s, &CohortWebhook{}))
 }

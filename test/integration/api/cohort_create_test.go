@@ -13,8 +13,9 @@ import (
 // "Validate Cohort on creation" (38 of its 40 entries): what the API server
 // accepts and refuses when a Cohort is created. Kueue refuses some in its
 // webhook (403) and some with its CRD (422); Quokka's CRD refuses these, naming
-// the field. Not ported: the two entries on an unqualified resource name ("@cpu"),
-// which a schema cannot decide and Quokka has no Cohort webhook for. Quokka
+// the field. The two entries on an unqualified resource name ("@cpu"), which a
+// schema cannot decide, are the Cohort webhook's (TestKueueCohortWebhookNames,
+// TestKueueCohortUnqualifiedResourceName). Quokka
 // refused before one that Kueue allows: a lendingLimit above the nominal quota,
 // which on a Cohort bounds what its whole subtree lends.
 func TestKueueCohortCreateValidation(t *testing.T) {

@@ -170,3 +170,30 @@ func TestKueueWorkloadShouldNotRequestNumPods(t *testing.T) {
 		t.Fatalf("a Workload requesting pods: err = %v; want Kueue's refusal naming the request", err)
 	}
 }
+
+// Kueue: test/integration/singlecluster/webhook/core/cohort_test.go (v0.17.0),
+// the two "@cpu" entries of "Validate Cohort on creation", through the API
+// server: the Cohort webhook refuses an unqualified resource name, naming the
+// field, and an extended resource with a qualified name is created.
+func TestKueueCohortUnqualifiedResourceName(t *testing.T) {
+	ctx := context.Background()
+	cohort := func(name, resource string) *kueue.Cohort {
+		return &kueue.Cohort{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.CohortSpec{
+			ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceName(resource)},
+				Flavors: []kueue.FlavorQuotas{{Name: "x86", Resources: []kueue.ResourceQuota{{Name: corev1.ResourceName(resource)}}}}}}}}
+	}
+	err := k8s.Create(ctx, cohort("unqualified", "@cpu"))
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.resourceGroups[0].flavors[0].resources[0].name") {
+		t.Fatalf("a Cohort naming @cpu: err = %v; want Invalid naming spec.resourceGroups[0].flavors[0].resources[0].name", err)
+	}
+	ok := cohort("extended", "example.com/gpu")
+	if err := k8s.Create(ctx, ok); err != nil {
+		t.Fatalf("a Cohort naming example.com/gpu: %v", err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), ok) })
+	ok.Spec.ResourceGroups[0].Flavors[0].Resources[0].Name = "@gpu"
+	ok.Spec.ResourceGroups[0].CoveredResources[0] = "@gpu"
+	if err := k8s.Update(ctx, ok); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.resourceGroups[0].coveredResources[0]") {
+		t.Errorf("renaming the Cohort's resource to @gpu: err = %v; want Invalid naming spec.resourceGroups[0].coveredResources[0]", err)
+	}
+}
