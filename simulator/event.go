@@ -23,6 +23,12 @@ const (
 	Evicted EventType = "Evicted"
 	// Finished: the job's runtime ended and its quota was released.
 	Finished EventType = "Finished"
+	// Reclaimed: a running Job started its last wave of pods with fewer
+	// pods than it was admitted with; the idle ones are reclaimable
+	// (status.reclaimablePods, as Kueue's Job integration writes it) and
+	// their quota is given back while the Job runs on. PodCounts says how
+	// many per pod set.
+	Reclaimed EventType = "Reclaimed"
 	// Unqueued: a Job with a Koord-Queue quota label was created unsuspended,
 	// so Koord-Queue does not queue it; it runs unqueued and is never charged.
 	// Reason and Message say so, as the manager's Warning event does.
@@ -48,7 +54,8 @@ type Event struct {
 	// Borrowing is set on Admitted when the admission borrows from the cohort.
 	Borrowing bool
 	// PodCounts is set on Admitted when some pod set got fewer pods than it
-	// asks for (partial admission): every pod set's admitted count.
+	// asks for (partial admission): every pod set's admitted count; on
+	// Reclaimed, the reclaimable pods of each pod set.
 	PodCounts map[string]int32
 	// Preset is set on Admitted for a Workload whose manifest carries
 	// status.admission: it was admitted before it was applied.

@@ -2,13 +2,13 @@ package simulator
 
 import (
 	"sort"
+	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
-	"quokka.dev/quokka/engine/resources"
+	"quokka.dev/quokka/engine/decision"
 	"quokka.dev/quokka/simulator/manifest"
 )
 
@@ -73,7 +73,7 @@ func (s *sim) replay() error {
 		case StateFinished:
 			continue
 		case StateAdmitted:
-			wl = admittedWorkload(w, metav1.NewTime(s.clock(w.admittedAt)))
+			wl = admittedWorkload(w, s.clock(w.admittedAt))
 		default:
 			wl = w.obj.DeepCopy()
 			wl.Status = kueue.WorkloadStatus{}
@@ -86,29 +86,26 @@ func (s *sim) replay() error {
 }
 
 // admittedWorkload is the Workload of a running job as the API server would hold
-// it: with status.admission and QuotaReserved=True.
-func admittedWorkload(w *workloadRecord, at metav1.Time) *kueue.Workload {
+// it: with status.admission, QuotaReserved=True and Admitted=True since at (the
+// engine counts maximum execution time from the latter), the execution time
+// of its earlier admissions, and its reclaimable pods.
+func admittedWorkload(w *workloadRecord, at time.Time) *kueue.Workload {
 	wl := w.obj.DeepCopy()
-	wl.Status = kueue.WorkloadStatus{Admission: &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(w.cq)}}
-	for _, ps := range w.podSets {
-		count := ps.Count
-		psa := kueue.PodSetAssignment{
-			Name:          kueue.PodSetReference(ps.Name),
-			Flavors:       map[corev1.ResourceName]kueue.ResourceFlavorReference{},
-			ResourceUsage: corev1.ResourceList{},
-			Count:         &count,
-		}
-		for r, f := range ps.Flavors {
-			psa.Flavors[r] = kueue.ResourceFlavorReference(f)
-		}
-		for r, v := range ps.Usage {
-			psa.ResourceUsage[r] = resources.ToQuantity(r, v)
-		}
-		wl.Status.Admission.PodSetAssignments = append(wl.Status.Admission.PodSetAssignments, psa)
+	wl.Status = kueue.WorkloadStatus{
+		Admission:                           decision.AdmissionOf(w.cq, w.podSets),
+		AccumulatedPastExecutionTimeSeconds: w.obj.Status.AccumulatedPastExecutionTimeSeconds,
 	}
+	since := metav1.NewTime(at)
 	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{
 		Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved",
-		Message: "Quota reserved in ClusterQueue " + w.cq, LastTransitionTime: at,
+		Message: "Quota reserved in ClusterQueue " + w.cq, LastTransitionTime: since,
 	})
+	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{
+		Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted",
+		Message: "The workload is admitted", LastTransitionTime: since,
+	})
+	if w.reclaimable > 0 && len(w.podSets) == 1 {
+		wl.Status.ReclaimablePods = []kueue.ReclaimablePod{{Name: kueue.PodSetReference(w.podSets[0].Name), Count: w.reclaimable}}
+	}
 	return wl
 }

@@ -258,9 +258,14 @@ func (s *sim) step(at time.Duration) error {
 		if !ok {
 			break
 		}
-		if t.koord {
+		switch {
+		case t.koord:
 			s.finishKoord(t)
-		} else {
+		case t.reclaim > 0:
+			if err := s.reclaimPods(t); err != nil {
+				return err
+			}
+		default:
 			s.finish(t)
 		}
 	}

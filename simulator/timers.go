@@ -18,6 +18,9 @@ type finishTimer struct {
 	// koord marks the timer of a Koord-Queue unit; podsRunning, of a unit's
 	// pods that start running (koord_startup.go) rather than its finish.
 	koord, podsRunning bool
+	// reclaim, when positive, marks the start of a Job's last wave, when
+	// that many of its admitted pods become reclaimable (jobwaves.go).
+	reclaim int32
 }
 
 // timerHeap orders timers by time, then by the order they were set (admission
@@ -49,6 +52,13 @@ type timers struct {
 func (t *timers) add(at time.Duration, key types.NamespacedName, gen uint64) {
 	t.seq++
 	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen})
+}
+
+// addReclaim sets the timer at which reclaim of a job's admitted pods
+// become reclaimable.
+func (t *timers) addReclaim(at time.Duration, key types.NamespacedName, gen uint64, reclaim int32) {
+	t.seq++
+	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen, reclaim: reclaim})
 }
 
 // addKoord sets the finish timer of an admitted Koord-Queue unit.

@@ -37,6 +37,12 @@ type workloadRecord struct {
 	hasRuntime bool
 	// runtimeAssumed: runtime is a guess (manifest.Document.RuntimeAssumed).
 	runtimeAssumed bool
+	// completions is a Job's spec.completions (0 for a Workload, or a Job
+	// without it): its pods run in waves of the admitted count, and the
+	// last wave's idle pods are reclaimable (jobwaves.go).
+	completions int32
+	// reclaimable is how many of the admitted pods are reclaimable now.
+	reclaimable int32
 	// gen changes at every admission, so that the finish timer of an earlier
 	// admission is recognised as stale.
 	gen     uint64
@@ -80,6 +86,7 @@ func (s *sim) submit(d *manifest.Document) error {
 		key: key, name: key.Namespace + "/" + key.Name, src: d.Source, obj: wl,
 		localQueue: types.NamespacedName{Namespace: wl.Namespace, Name: string(wl.Spec.QueueName)},
 		runtime:    d.Runtime, hasRuntime: d.HasRuntime, runtimeAssumed: d.RuntimeAssumed,
+		completions: jobCompletions(d),
 	}
 	if adm := wl.Status.Admission; adm != nil {
 		if _, ok := s.world.cqs[string(adm.ClusterQueue)]; !ok {
@@ -135,6 +142,7 @@ func (s *sim) admitted(w *workloadRecord, cq string, podSets []PodSetAssignment,
 	s.counts.Running++
 	if w.hasRuntime {
 		s.timers.add(s.now+w.runtime, w.key, w.gen)
+		s.setLastWaveTimer(w)
 	}
 	s.record(Event{Type: Admitted, Workload: w.name, ClusterQueue: cq, Flavors: w.flavors, Borrowing: borrowing, Preset: preset,
 		PodCounts: workload.ReducedCounts(w.obj, podSets)})
@@ -147,6 +155,7 @@ func (s *sim) evicted(w *workloadRecord, typ EventType, reason, message, preempt
 		return
 	}
 	s.engine.EvictWorkload(w.key)
+	s.forgetReclaimable(w)
 	s.accumulateExecution(w)
 	cq := w.cq
 	s.acct.release(cq, s.now, w.usage)

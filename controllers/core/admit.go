@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/resources"
@@ -19,7 +18,7 @@ import (
 // refuses the write (or the workload changed so that it no longer applies) the
 // assumption is forgotten and the workload is pending again.
 func (l *loop) admit(ctx context.Context, d scheduler.Admit) error {
-	adm := admissionFor(d)
+	adm := d.Admission()
 	msg := fmt.Sprintf("Quota reserved in ClusterQueue %s", d.ClusterQueue)
 	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
 		if !wl.DeletionTimestamp.IsZero() || isTrue(wl, kueue.WorkloadFinished) || wl.Status.Admission != nil {
@@ -55,24 +54,6 @@ func (l *loop) waited(wl *kueue.Workload) time.Duration {
 		since = c.LastTransitionTime.Time
 	}
 	return max(0, l.now().Sub(since))
-}
-
-// admissionFor converts the engine's assignment into status.admission.
-func admissionFor(d scheduler.Admit) *kueue.Admission {
-	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(d.ClusterQueue)}
-	for _, ps := range d.PodSets {
-		psa := kueue.PodSetAssignment{
-			Name:          kueue.PodSetReference(ps.Name),
-			Flavors:       map[corev1.ResourceName]kueue.ResourceFlavorReference{},
-			ResourceUsage: usageList(ps),
-			Count:         ptr.To(ps.Count),
-		}
-		for r, f := range ps.Flavors {
-			psa.Flavors[r] = kueue.ResourceFlavorReference(f)
-		}
-		adm.PodSetAssignments = append(adm.PodSetAssignments, psa)
-	}
-	return adm
 }
 
 // quantity converts a canonical amount back to what users write.

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
@@ -166,16 +165,6 @@ func (l *loop) updateWorkloadStatus(ctx context.Context, key types.NamespacedNam
 		return l.statusWriter.update(ctx, wl)
 	})
 	return wl, err
-}
-
-// usageList converts an assignment's usage into quantities, as Kueue writes
-// status.admission.podSetAssignments[].resourceUsage.
-func usageList(ps scheduler.PodSetAssignment) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	for name, v := range ps.Usage {
-		out[name] = quantity(name, v)
-	}
-	return out
 }
 
 // ignoreGone treats a workload that vanished or no longer needs the write as

@@ -19,7 +19,7 @@ import (
 // flavor of each resource and the pod count.
 func TestAdmissionForWritesQuantitiesFlavorsAndCount(t *testing.T) {
 	t.Parallel()
-	adm := admissionFor(scheduler.Admit{
+	adm := (scheduler.Admit{
 		Workload:     types.NamespacedName{Namespace: "research", Name: "train"},
 		ClusterQueue: "research",
 		PodSets: []scheduler.PodSetAssignment{{
@@ -29,7 +29,7 @@ func TestAdmissionForWritesQuantitiesFlavorsAndCount(t *testing.T) {
 				"memory": resources.MustCanonical("memory", "960Gi")},
 			Count: 1,
 		}},
-	})
+	}).Admission()
 	if adm.ClusterQueue != "research" || len(adm.PodSetAssignments) != 1 {
 		t.Fatalf("admission = %+v", adm)
 	}

@@ -283,7 +283,7 @@ func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {
 			// pods still needed, per pod as Kueue divides it (an integer
 			// division of each resource's total), never above what was
 			// admitted (a partial admission keeps its count).
-			a.Usage = scaleDown(a.Usage, a.Count, ps.Count)
+			a.Usage = ScaleDown(a.Usage, a.Count, ps.Count)
 			a.Count = ps.Count
 		}
 		for r, v := range a.Usage {

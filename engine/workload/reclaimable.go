@@ -41,9 +41,9 @@ func reclaimableOf(wl *kueue.Workload, name string, count int32) int32 {
 	return 0
 }
 
-// scaleDown is usage, the charge of from pods, for to pods: each total
+// ScaleDown is usage, the charge of from pods, for to pods: each total
 // divided by from, then multiplied by to, as Kueue's Divide and Mul do.
-func scaleDown(usage resources.Requests, from, to int32) resources.Requests {
+func ScaleDown(usage resources.Requests, from, to int32) resources.Requests {
 	out := make(resources.Requests, len(usage))
 	for r, v := range usage {
 		if w := v / int64(from) * int64(to); w != 0 {

@@ -94,3 +94,77 @@ spec: {clusterQueue: cq}
 		t.Errorf("short ends %s, want Finished (10 s of its 60)", w.State)
 	}
 }
+
+// A Configuration applied during the run restarts the manager, whose engine
+// is rebuilt from the objects as the API server holds them: a running job's
+// Workload carries its Admitted condition and the execution time of its
+// earlier admissions, so its maximum execution time still counts from its
+// admission. long, allowed 100 s, runs 40 s, is preempted, runs again from
+// 70 s; the Configuration comes at 80 s; long is deactivated at 130 s all the
+// same.
+func TestSimulatorMaximumExecutionTimeSurvivesAConfigurationChange(t *testing.T) {
+	t.Parallel()
+	job := func(name, at, runtime, prio, maxExec string) string {
+		labels := `{kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: ` + prio
+		if maxExec != "" {
+			labels += `, kueue.x-k8s.io/max-exec-time-seconds: "` + maxExec + `"`
+		}
+		return `---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ` + name + `
+  namespace: ns
+  labels: ` + labels + `}
+  annotations: {simulation.quokka.dev/at: ` + at + `, simulation.quokka.dev/runtime: ` + runtime + `}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "4"}}}]
+`
+	}
+	world := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f1}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: cq}
+---
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+metadata: {annotations: {simulation.quokka.dev/at: 80s}}
+` + job("long", "0s", "1h", "low", "100") + job("urgent", "40s", "30s", "high", "")
+	doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "10m")
+	var evicted []float64
+	for _, e := range eventsOf(doc, "Evicted") {
+		if e.Workload == "ns/long" && e.Reason == "DeactivatedDueToMaximumExecutionTimeExceeded" {
+			evicted = append(evicted, e.Time)
+		}
+	}
+	if len(evicted) != 1 || evicted[0] != 130 {
+		t.Errorf("long deactivated at %v, want once at 130 s (40 s + 60 s of its 100 s), the Configuration at 80 s notwithstanding; events %+v", evicted, doc.Events)
+	}
+}

@@ -29,7 +29,8 @@ type Event struct {
 	Flavors      map[string]map[corev1.ResourceName]string `json:"flavors,omitempty"`
 	Borrowing    bool                                      `json:"borrowing,omitempty"`
 	// PodCounts, on Admitted, are the pod sets' admitted counts when some
-	// got fewer pods than asked for (partial admission).
+	// got fewer pods than asked for (partial admission); on Reclaimed, the
+	// pods of each pod set that became reclaimable.
 	PodCounts map[string]int32 `json:"podCounts,omitempty"`
 	Preset    bool             `json:"preset,omitempty"`
 	Reason    string           `json:"reason,omitempty"`

@@ -95,6 +95,8 @@ func writeTimeline(w io.Writer, r *simulator.Result) {
 			reason = "borrowing"
 		case e.Type == simulator.Unqueued:
 			reason = e.Reason + ": " + e.Message
+		case e.Type == simulator.Reclaimed:
+			reason = workload.CountsText(e.PodCounts) + " reclaimable: the last wave needs fewer"
 		}
 		if e.Type == simulator.Admitted && e.PodCounts != nil {
 			reason = strings.TrimSpace(reason + " with " + workload.CountsText(e.PodCounts))
