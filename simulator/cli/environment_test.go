@@ -141,3 +141,35 @@ spec:
 		t.Fatalf("err %v, stderr %s; want the item's type refused", err, stderr)
 	}
 }
+
+// A container with a limit and no request counts its namespace's LimitRange
+// default request, as Kueue's AdjustResources applies the LimitRange before a
+// limit stands in for a missing request: jobs limited to 3 cpu count 1 cpu
+// each where the LimitRange defaults the request to 1, so all four fit in 4
+// cpu at once; without the LimitRange each counts its limit and one fits.
+func TestSimulatorCountsTheLimitRangeDefaultRequestBeforeTheLimit(t *testing.T) {
+	t.Parallel()
+	limitRange := `---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: "1"}
+`
+	limited := "      containers: [{name: c, image: busybox, resources: {limits: {cpu: \"3\"}}}]\n"
+	jobs := []string{envJob("a", limited), envJob("b", limited), envJob("c", limited), envJob("d", limited)}
+	for _, tc := range []struct {
+		name, extra string
+		admitted    int
+	}{
+		{"with the LimitRange", limitRange, 4},
+		{"without", "", 1},
+	} {
+		doc := simulateJSON(t, "-f", worldDir(t, envWorld(tc.extra, jobs...)), "--until", "30m")
+		if got := len(eventsOf(doc, "Admitted")); got != tc.admitted {
+			t.Errorf("%s: %d admitted by 30m, want %d", tc.name, got, tc.admitted)
+		}
+	}
+}

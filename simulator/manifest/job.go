@@ -139,32 +139,11 @@ func workloadForJob(job *batchv1.Job) *kueue.Workload {
 	return out
 }
 
-// defaultRequestsFromLimits sets each container's missing requests to its limits,
-// as the API server does for pods and Kueue does for pod sets before it charges
-// quota: a GPU written only under limits must still be counted.
-func defaultRequestsFromLimits(spec *corev1.PodSpec) {
-	fill := func(c *corev1.Container) {
-		for name, lim := range c.Resources.Limits {
-			if _, ok := c.Resources.Requests[name]; ok {
-				continue
-			}
-			if c.Resources.Requests == nil {
-				c.Resources.Requests = corev1.ResourceList{}
-			}
-			c.Resources.Requests[name] = lim.DeepCopy()
-		}
-	}
-	for i := range spec.InitContainers {
-		fill(&spec.InitContainers[i])
-	}
-	for i := range spec.Containers {
-		fill(&spec.Containers[i])
-	}
-}
-
 // PodRequests returns what one pod of spec requests, the way the scheduler counts
 // it: the sum of the containers, at least the largest init container (a sidecar,
 // an init container with restartPolicy Always, adds to both), plus the overhead.
+// A container's missing request is its limit, as the API server defaults a
+// pod's (a GPU written only under limits is still counted).
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
 	total := corev1.ResourceList{}
 	add := func(into corev1.ResourceList, from corev1.ResourceList) {
@@ -175,20 +154,21 @@ func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
 		}
 	}
 	for _, c := range spec.Containers {
-		add(total, c.Resources.Requests)
+		add(total, requestsOrLimits(c))
 	}
 	sidecars := corev1.ResourceList{}
 	for _, c := range spec.InitContainers {
+		requests := requestsOrLimits(c)
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			add(total, c.Resources.Requests)
-			add(sidecars, c.Resources.Requests)
+			add(total, requests)
+			add(sidecars, requests)
 			continue
 		}
 		// A regular init container runs alone, next to the sidecars started
 		// before it.
 		need := corev1.ResourceList{}
 		add(need, sidecars)
-		add(need, c.Resources.Requests)
+		add(need, requests)
 		for name, q := range need {
 			if cur, ok := total[name]; !ok || q.Cmp(cur) > 0 {
 				total[name] = q.DeepCopy()
@@ -208,4 +188,26 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// requestsOrLimits is a container's requests, its limit standing in for each
+// resource it limits and does not request.
+func requestsOrLimits(c corev1.Container) corev1.ResourceList {
+	var filled corev1.ResourceList
+	for name, lim := range c.Resources.Limits {
+		if _, ok := c.Resources.Requests[name]; ok {
+			continue
+		}
+		if filled == nil {
+			filled = corev1.ResourceList{}
+			for n, q := range c.Resources.Requests {
+				filled[n] = q
+			}
+		}
+		filled[name] = lim
+	}
+	if filled == nil {
+		return c.Resources.Requests
+	}
+	return filled
 }

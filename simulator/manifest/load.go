@@ -308,13 +308,13 @@ func prepare(obj any, namespaced bool, doc *Document) field.ErrorList {
 			if o.Spec.PodSets[i].Name == "" {
 				o.Spec.PodSets[i].Name = kueue.DefaultPodSetName
 			}
-			defaultRequestsFromLimits(&o.Spec.PodSets[i].Template.Spec)
 		}
 		doc.Workload = o
 	case *batchv1.Job:
-		wl := workloadForJob(o)
-		defaultRequestsFromLimits(&wl.Spec.PodSets[0].Template.Spec)
-		doc.Workload = wl
+		// Requests are left as written: the engine counts a missing one as
+		// the manager does (the namespace's LimitRange default request
+		// first, then the container's limit; Kueue's AdjustResources).
+		doc.Workload = workloadForJob(o)
 	case *corev1.LimitRange:
 		defaultLimitRange(o)
 	}

@@ -165,9 +165,15 @@ spec:
 	if !wl.HasRuntime || wl.Runtime != 2*time.Hour || wl.At != 0 {
 		t.Errorf("workload timing: at %v runtime %v (%v)", wl.At, wl.Runtime, wl.HasRuntime)
 	}
-	req := wl.Workload.Spec.PodSets[0].Template.Spec.Containers[0].Resources.Requests
-	if q := req["nvidia.com/gpu"]; q.Cmp(resource.MustParse("3")) != 0 {
-		t.Errorf("requests must default to limits, got %v", req)
+	// Requests stay as written (the engine fills a missing one as the
+	// manager does, from a LimitRange's default request before the limit);
+	// a pod's requests count a limit without a request.
+	spec := &wl.Workload.Spec.PodSets[0].Template.Spec
+	if req := spec.Containers[0].Resources.Requests; len(req) != 0 {
+		t.Errorf("requests must be kept as written, got %v", req)
+	}
+	if q := PodRequests(spec)["nvidia.com/gpu"]; q.Cmp(resource.MustParse("3")) != 0 {
+		t.Errorf("a pod's requests must count the limit of a resource it does not request, got %v", PodRequests(spec))
 	}
 	if wl.Workload.Spec.PodSets[0].Name != kueue.DefaultPodSetName {
 		t.Errorf("pod set name defaults to main, got %q", wl.Workload.Spec.PodSets[0].Name)
