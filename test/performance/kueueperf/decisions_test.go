@@ -389,3 +389,51 @@ func TestKueueGatesJoinTheCommandLine(t *testing.T) {
 		t.Error("a gate without a value was accepted")
 	}
 }
+
+// With --two-resources every resource group covers cpu and memory, every
+// flavor lists both in that order (as Kueue requires) with quotas the engine
+// accepts, and most workloads, not all, ask for memory too.
+func TestTwoResourceScenarios(t *testing.T) {
+	withMemory, without := 0, 0
+	for i := 0; i < 10; i++ {
+		sc := newScenario(9, i, scenarioKinds{memory: true})
+		s := scheduler.New(scheduler.Options{})
+		groups := func(name string, rgs []kueue.ResourceGroup) {
+			for _, g := range rgs {
+				if !reflect.DeepEqual(g.CoveredResources, []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}) {
+					t.Errorf("%s covers %v, want cpu and memory", name, g.CoveredResources)
+				}
+				for _, f := range g.Flavors {
+					if len(f.Resources) != 2 || f.Resources[0].Name != corev1.ResourceCPU || f.Resources[1].Name != corev1.ResourceMemory {
+						t.Errorf("%s flavor %s lists %v, want cpu then memory", name, f.Name, f.Resources)
+					}
+				}
+			}
+		}
+		for _, c := range sc.cohorts {
+			groups(c.Name, c.Spec.ResourceGroups)
+			if err := s.UpsertCohort(c); err != nil {
+				t.Errorf("%s: the engine refuses it: %v", c.Name, err)
+			}
+		}
+		for _, cq := range sc.cqs {
+			groups(cq.Name, cq.Spec.ResourceGroups)
+			if err := s.UpsertClusterQueue(cq); err != nil {
+				t.Errorf("%s: the engine refuses it: %v", cq.Name, err)
+			}
+		}
+		for _, ev := range sc.events {
+			if ev.create == nil {
+				continue
+			}
+			if _, ok := ev.create.Spec.PodSets[0].Template.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory]; ok {
+				withMemory++
+			} else {
+				without++
+			}
+		}
+	}
+	if withMemory == 0 || without == 0 {
+		t.Errorf("10 two-resource scenarios: %d workloads ask for memory, %d do not; want some of each", withMemory, without)
+	}
+}

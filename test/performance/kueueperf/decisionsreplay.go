@@ -259,7 +259,13 @@ func describeWorld(sc *scenario) string {
 		fmt.Fprintf(&b, "  Cohort %s parent=%q", c.Name, c.Spec.ParentName)
 		for _, g := range c.Spec.ResourceGroups {
 			for _, f := range g.Flavors {
-				fmt.Fprintf(&b, " %s:%s", f.Name, f.Resources[0].NominalQuota.String())
+				fmt.Fprintf(&b, " %s:", f.Name)
+				for i, rq := range f.Resources {
+					if i > 0 {
+						b.WriteString("/")
+					}
+					b.WriteString(rq.NominalQuota.String())
+				}
 			}
 		}
 		b.WriteString("\n")
@@ -276,13 +282,20 @@ func describeWorld(sc *scenario) string {
 			}
 		}
 		for _, f := range cq.Spec.ResourceGroups[0].Flavors {
-			rq := f.Resources[0]
-			fmt.Fprintf(&b, " %s:%s", f.Name, rq.NominalQuota.String())
-			if rq.BorrowingLimit != nil {
-				fmt.Fprintf(&b, ",borrow<=%s", rq.BorrowingLimit.String())
-			}
-			if rq.LendingLimit != nil {
-				fmt.Fprintf(&b, ",lend<=%s", rq.LendingLimit.String())
+			fmt.Fprintf(&b, " %s:", f.Name)
+			for i, rq := range f.Resources {
+				if i > 0 {
+					// Each further resource after a slash:
+					// "f1:4,borrow<=2/2Gi".
+					b.WriteString("/")
+				}
+				b.WriteString(rq.NominalQuota.String())
+				if rq.BorrowingLimit != nil {
+					fmt.Fprintf(&b, ",borrow<=%s", rq.BorrowingLimit.String())
+				}
+				if rq.LendingLimit != nil {
+					fmt.Fprintf(&b, ",lend<=%s", rq.LendingLimit.String())
+				}
 			}
 		}
 		b.WriteString("\n")
@@ -297,7 +310,12 @@ func describeWorkloads(wls []kueue.Workload) string {
 	for i := range wls {
 		wl := &wls[i]
 		ps := wl.Spec.PodSets[0]
-		cpu := ps.Template.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
+		requests := ps.Template.Spec.Containers[0].Resources.Requests
+		cpu := requests[corev1.ResourceCPU]
+		perPod := cpu.String() + " cpu"
+		if mem, ok := requests[corev1.ResourceMemory]; ok {
+			perPod += " + " + mem.String() + " memory"
+		}
 		prio := int32(0)
 		if wl.Spec.Priority != nil {
 			prio = *wl.Spec.Priority
@@ -309,8 +327,8 @@ func describeWorkloads(wls []kueue.Workload) string {
 		if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
 			state = "finished"
 		}
-		fmt.Fprintf(&b, "  %s queue=%s priority=%d %d pod(s) x %s cpu, created %s: %s\n", wl.Name, wl.Spec.QueueName, prio,
-			ps.Count, cpu.String(), wl.CreationTimestamp.UTC().Format("15:04:05"), state)
+		fmt.Fprintf(&b, "  %s queue=%s priority=%d %d pod(s) x %s, created %s: %s\n", wl.Name, wl.Spec.QueueName, prio,
+			ps.Count, perPod, wl.CreationTimestamp.UTC().Format("15:04:05"), state)
 	}
 	return b.String()
 }

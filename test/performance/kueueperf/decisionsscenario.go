@@ -48,6 +48,11 @@ type scenarioKinds struct {
 	// finishes into reclaims: one more pod of an admitted workload marked
 	// reclaimable (Kueue's ReclaimablePods, on in Kueue v0.17.0).
 	reclaim bool
+	// memory makes every resource group cover cpu and memory, with a quota
+	// (and limits) of each per flavor, and most workloads ask for both:
+	// a flavor must fit every resource of its group, and a workload may
+	// borrow or preempt for one resource and fit the other.
+	memory bool
 }
 
 // scenarioEvent is a workload to create, or else an admitted workload to
@@ -60,6 +65,22 @@ type scenarioEvent struct {
 	create  *kueue.Workload
 	pick    int
 	reclaim bool
+}
+
+// covered is what a scenario's resource groups cover.
+func (k scenarioKinds) covered() []corev1.ResourceName {
+	if k.memory {
+		return []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	}
+	return []corev1.ResourceName{corev1.ResourceCPU}
+}
+
+// amount is n units of resource name: cpu in cores, memory in GiB.
+func amount(name corev1.ResourceName, n int) *resource.Quantity {
+	if name == corev1.ResourceMemory {
+		return resource.NewQuantity(int64(n)<<30, resource.BinarySI)
+	}
+	return resource.NewQuantity(int64(n), resource.DecimalSI)
 }
 
 // Shape of the generated worlds.
@@ -151,20 +172,21 @@ func (sc *scenario) clusterQueue(r *rand.Rand, q int, cohorts []string) *kueue.C
 	if inCohort {
 		cq.Spec.CohortName = kueue.CohortReference(cohorts[r.Intn(len(cohorts))])
 	}
-	group := kueue.ResourceGroup{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU}}
+	group := kueue.ResourceGroup{CoveredResources: sc.covered()}
 	for _, fi := range r.Perm(len(sc.flavors))[:1+r.Intn(len(sc.flavors))] {
-		nominal := r.Intn(scenarioMaxNominal + 1)
-		rq := kueue.ResourceQuota{Name: corev1.ResourceCPU, NominalQuota: *resource.NewQuantity(int64(nominal), resource.DecimalSI)}
-		if inCohort && r.Float64() < 0.4 {
-			rq.BorrowingLimit = resource.NewQuantity(int64(r.Intn(scenarioMaxBorrow+1)), resource.DecimalSI)
+		fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(sc.flavors[fi].Name)}
+		for _, name := range group.CoveredResources {
+			nominal := r.Intn(scenarioMaxNominal + 1)
+			rq := kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, nominal)}
+			if inCohort && r.Float64() < 0.4 {
+				rq.BorrowingLimit = amount(name, r.Intn(scenarioMaxBorrow+1))
+			}
+			if inCohort && r.Float64() < 0.25 {
+				rq.LendingLimit = amount(name, r.Intn(nominal+1))
+			}
+			fq.Resources = append(fq.Resources, rq)
 		}
-		if inCohort && r.Float64() < 0.25 {
-			rq.LendingLimit = resource.NewQuantity(int64(r.Intn(nominal+1)), resource.DecimalSI)
-		}
-		group.Flavors = append(group.Flavors, kueue.FlavorQuotas{
-			Name:      kueue.ResourceFlavorReference(sc.flavors[fi].Name),
-			Resources: []kueue.ResourceQuota{rq},
-		})
+		group.Flavors = append(group.Flavors, fq)
 	}
 	cq.Spec.ResourceGroups = []kueue.ResourceGroup{group}
 	cq.Spec.NamespaceSelector = &metav1.LabelSelector{}
@@ -207,16 +229,16 @@ func fairWeight(r *rand.Rand) *kueue.FairSharing {
 	return &kueue.FairSharing{Weight: &w}
 }
 
-// cohortQuota draws a Cohort's own quota: 1–4 cpu in a random non-empty
-// subset of the flavors.
+// cohortQuota draws a Cohort's own quota: 1–4 cpu (and with memory 1–4 GiB)
+// in a random non-empty subset of the flavors.
 func (sc *scenario) cohortQuota(r *rand.Rand) kueue.ResourceGroup {
-	group := kueue.ResourceGroup{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU}}
+	group := kueue.ResourceGroup{CoveredResources: sc.covered()}
 	for _, fi := range r.Perm(len(sc.flavors))[:1+r.Intn(len(sc.flavors))] {
-		group.Flavors = append(group.Flavors, kueue.FlavorQuotas{
-			Name: kueue.ResourceFlavorReference(sc.flavors[fi].Name),
-			Resources: []kueue.ResourceQuota{{Name: corev1.ResourceCPU,
-				NominalQuota: *resource.NewQuantity(int64(1+r.Intn(4)), resource.DecimalSI)}},
-		})
+		fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(sc.flavors[fi].Name)}
+		for _, name := range group.CoveredResources {
+			fq.Resources = append(fq.Resources, kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, 1+r.Intn(4))})
+		}
+		group.Flavors = append(group.Flavors, fq)
 	}
 	return group
 }
@@ -238,6 +260,10 @@ func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
 	} else if sc.reclaim && r.Float64() < 0.5 {
 		count = int32(2 + r.Intn(3))
 	}
+	requests := corev1.ResourceList{corev1.ResourceCPU: *cpu}
+	if sc.memory && r.Float64() < 0.8 {
+		requests[corev1.ResourceMemory] = *amount(corev1.ResourceMemory, 1+r.Intn(scenarioMaxPodCPU))
+	}
 	return &kueue.Workload{
 		ObjectMeta: metav1.ObjectMeta{Namespace: sc.name, Name: fmt.Sprintf("w%02d", w)},
 		Spec: kueue.WorkloadSpec{
@@ -252,7 +278,7 @@ func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
 					Containers: []corev1.Container{{
 						Name:      "c",
 						Image:     "registry.k8s.io/pause:3.10",
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *cpu}},
+						Resources: corev1.ResourceRequirements{Requests: requests},
 					}},
 				}},
 			}},
