@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -435,5 +436,37 @@ func TestTwoResourceScenarios(t *testing.T) {
 	}
 	if withMemory == 0 || without == 0 {
 		t.Errorf("10 two-resource scenarios: %d workloads ask for memory, %d do not; want some of each", withMemory, without)
+	}
+}
+
+// What settle waits on while a status churns: a pending workload's message
+// rewritten changes nothing; an admission, or a condition's status or reason,
+// does.
+func TestDecisionSignatureIgnoresPendingMessages(t *testing.T) {
+	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "w04"},
+		Spec: kueue.WorkloadSpec{PodSets: []kueue.PodSet{{Name: "main", Count: 1}}}}
+	pending := func(msg string) *kueue.Workload {
+		c := wl.DeepCopy()
+		apimeta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{Type: kueue.WorkloadQuotaReserved,
+			Status: metav1.ConditionFalse, Reason: "Pending", Message: msg})
+		return c
+	}
+	a, b := pending("insufficient unused quota for cpu"), pending("insufficient unused quota for memory")
+	if decisionSignature(a) != decisionSignature(b) {
+		t.Errorf("a new pending message changed the signature: %q vs %q", decisionSignature(a), decisionSignature(b))
+	}
+	admitted := a.DeepCopy()
+	admitted.Status.Admission = &kueue.Admission{ClusterQueue: "cq", PodSetAssignments: []kueue.PodSetAssignment{{Name: "main",
+		Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{corev1.ResourceCPU: "f1"}}}}
+	apimeta.SetStatusCondition(&admitted.Status.Conditions, metav1.Condition{Type: kueue.WorkloadQuotaReserved,
+		Status: metav1.ConditionTrue, Reason: "QuotaReserved"})
+	if decisionSignature(admitted) == decisionSignature(a) {
+		t.Error("an admission left the signature unchanged")
+	}
+	evicted := admitted.DeepCopy()
+	apimeta.SetStatusCondition(&evicted.Status.Conditions, metav1.Condition{Type: kueue.WorkloadEvicted,
+		Status: metav1.ConditionTrue, Reason: "Preempted"})
+	if decisionSignature(evicted) == decisionSignature(admitted) {
+		t.Error("an eviction left the signature unchanged")
 	}
 }

@@ -173,21 +173,24 @@ func (k *kueuePlayer) newEvents(ctx context.Context, ns string) ([]string, error
 }
 
 // settle completes evictions as they come and returns once the namespace's
-// Workloads have been unchanged for k.quiet.
+// Workloads have been unchanged for k.quiet, or what they decide (see
+// decisionSignature) for churnQuiet while a status keeps being rewritten.
 func (k *kueuePlayer) settle(ctx context.Context, ns string) ([]kueue.Workload, []string, error) {
 	deadline := time.Now().Add(k.timeout)
 	var evicted []string
 	lastSig, lastChange := "", time.Now()
+	lastDecisions, lastDecisionChange := "", time.Now()
 	for {
 		wls, err := k.workloads(ctx, ns)
 		if err != nil {
 			return nil, nil, err
 		}
-		var sig strings.Builder
+		var sig, decisions strings.Builder
 		completed := false
 		for i := range wls {
 			wl := &wls[i]
 			sig.WriteString(wl.Name + "@" + wl.ResourceVersion + ";")
+			decisions.WriteString(decisionSignature(wl))
 			if wl.Status.Admission != nil && apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted) {
 				if err := k.completeEviction(ctx, wl); err != nil {
 					return nil, nil, err
@@ -200,7 +203,10 @@ func (k *kueuePlayer) settle(ctx context.Context, ns string) ([]kueue.Workload, 
 		if completed || sig.String() != lastSig {
 			lastSig, lastChange = sig.String(), now
 		}
-		if !completed && now.Sub(lastChange) >= k.quiet {
+		if completed || decisions.String() != lastDecisions {
+			lastDecisions, lastDecisionChange = decisions.String(), now
+		}
+		if !completed && (now.Sub(lastChange) >= k.quiet || now.Sub(lastDecisionChange) >= churnQuiet) {
 			sort.Strings(evicted)
 			return wls, evicted, nil
 		}
@@ -213,6 +219,28 @@ func (k *kueuePlayer) settle(ctx context.Context, ns string) ([]kueue.Workload, 
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// churnQuiet is how long what a namespace's Workloads decide must stay
+// unchanged for settle to return while their statuses keep changing: Kueue
+// v0.17.0 was seen rewriting one pending workload's status 4,540 times in two
+// minutes, its decisions unchanged (dec-51, two resources). Five times the
+// quiet time, so that Kueue's requeues a second after a release are over.
+const churnQuiet = 5 * decisionsSettle
+
+// decisionSignature is what a Workload decides: its admission (with its
+// count), and the status and reason of its QuotaReserved, Evicted and
+// Finished conditions, not a pending workload's message.
+func decisionSignature(wl *kueue.Workload) string {
+	var b strings.Builder
+	b.WriteString(wl.Name + "=" + admissionOf(wl))
+	for _, t := range []string{kueue.WorkloadQuotaReserved, kueue.WorkloadEvicted, kueue.WorkloadFinished} {
+		if c := apimeta.FindStatusCondition(wl.Status.Conditions, t); c != nil {
+			b.WriteString("," + t + ":" + string(c.Status) + ":" + c.Reason)
+		}
+	}
+	b.WriteString(";")
+	return b.String()
 }
 
 // completeEviction does what Kueue's runner does for an evicted workload
