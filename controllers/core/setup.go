@@ -58,7 +58,8 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	}
 	events := mgr.GetEventRecorderFor("kueue-admission") //nolint:staticcheck // the brief's client-go recorder; events.k8s.io later
 	resync := make(chan event.GenericEvent)
-	wr := &workloadReconciler{client: mgr.GetClient(), engine: engine, role: role, events: events, now: opts.Now, resync: resync}
+	wr := &workloadReconciler{client: mgr.GetClient(), engine: engine, role: role, events: events, now: opts.Now, resync: resync,
+		concurrency: workloadConcurrency(cfg)}
 	if p := cfg.ObjectRetentionPolicies; p != nil && p.Workloads != nil && p.Workloads.AfterFinished != nil {
 		wr.retainFinished = &p.Workloads.AfterFinished.Duration
 	}
