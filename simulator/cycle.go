@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
 // settle runs engine cycles at the current instant until one changes nothing.
@@ -37,6 +39,11 @@ func (s *sim) settle() error {
 			case Evict:
 				if w, ok := s.workloads[d.Workload]; ok && w.state == StateAdmitted {
 					s.evicted(w, Evicted, d.Reason, d.Message, "")
+					if d.Reason == kueue.WorkloadEvictedByPodsReadyTimeout {
+						if err := s.backOff(w, d.RequeueAt); err != nil {
+							return err
+						}
+					}
 					changed, evicted = true, true
 				}
 			case Deactivate:

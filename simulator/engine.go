@@ -89,6 +89,10 @@ type EngineOptions struct {
 	// Resources is the Configuration's resources block (excluded prefixes,
 	// transformations); nil counts requests as they are.
 	Resources *configv1beta2.Resources
+	// WaitForPodsReady is the Configuration's waitForPodsReady block when
+	// some job's pods take time to be ready (podsready.go); nil: every job's
+	// pods are ready at admission and nothing waits for them.
+	WaitForPodsReady *configv1beta2.WaitForPodsReady
 }
 
 // NewEngineFunc builds an engine. It fails when the options ask for something the
@@ -119,12 +123,16 @@ type Pending struct {
 }
 
 // Evict: an admitted workload must give its quota back for a reason other than
-// preemption (a stopPolicy of HoldAndDrain, spec.active=false).
+// preemption (a stopPolicy of HoldAndDrain, spec.active=false, its pods not
+// ready in time).
 type Evict struct {
 	Workload     types.NamespacedName
 	ClusterQueue string
 	Reason       string
 	Message      string
+	// RequeueAt, for a PodsReadyTimeout eviction, is the end of the back-off
+	// before which the workload is not admitted again.
+	RequeueAt time.Time
 }
 
 // Deactivate: an admitted workload ran out of its maximum execution time

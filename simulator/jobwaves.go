@@ -102,8 +102,6 @@ func (s *sim) forgetReclaimable(w *workloadRecord) {
 		return
 	}
 	w.reclaimable = 0
-	wl := w.obj.DeepCopy()
-	wl.Status = kueue.WorkloadStatus{AccumulatedPastExecutionTimeSeconds: w.obj.Status.AccumulatedPastExecutionTimeSeconds}
 	// The same object as at submission but for its status: it read before.
-	_ = s.engine.UpsertWorkload(wl)
+	_ = s.engine.UpsertWorkload(pendingWorkload(w, s.clock))
 }

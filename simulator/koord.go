@@ -57,6 +57,11 @@ func newKoordState(rate elasticquota.OversellRate) *koordState {
 // Koord-Queue's; a batch/v1 Job with a quota label and no LocalQueue is queued
 // by Koord-Queue only when it was created suspended (elasticquota.RouteJob).
 func (s *sim) submitJob(d *manifest.Document) error {
+	_, unit := d.Object.(*queuev1alpha1.QueueUnit)
+	if d.PodsReadyAfter > 0 && (unit || manifest.IsKoordUnit(d.Workload)) {
+		return fmt.Errorf("metadata.annotations[%s]: Forbidden: Kueue's waitForPodsReady does not apply to a Koord-Queue unit; its pods' start-up is %s",
+			manifest.AnnotationPodsReadyAfter, PodStartupAnnotation)
+	}
 	if qu, ok := d.Object.(*queuev1alpha1.QueueUnit); ok {
 		return s.submitQueueUnit(d, qu)
 	}

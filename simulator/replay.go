@@ -75,8 +75,7 @@ func (s *sim) replay() error {
 		case StateAdmitted:
 			wl = admittedWorkload(w, s.clock(w.admittedAt))
 		default:
-			wl = w.obj.DeepCopy()
-			wl.Status = kueue.WorkloadStatus{}
+			wl = pendingWorkload(w, s.clock)
 		}
 		if err := s.engine.UpsertWorkload(wl); err != nil {
 			return &manifest.Error{Source: w.src, Object: "Workload " + w.name, Err: err}
@@ -95,6 +94,11 @@ func admittedWorkload(w *workloadRecord, at time.Time) *kueue.Workload {
 		Admission:                           decision.AdmissionOf(w.cq, w.podSets),
 		AccumulatedPastExecutionTimeSeconds: w.obj.Status.AccumulatedPastExecutionTimeSeconds,
 	}
+	if w.requeue != nil {
+		// The count of PodsReady timeouts so far; the back-off ended with
+		// the admission.
+		wl.Status.RequeueState = &kueue.RequeueState{Count: w.requeue.Count}
+	}
 	since := metav1.NewTime(at)
 	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{
 		Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved",
@@ -104,6 +108,12 @@ func admittedWorkload(w *workloadRecord, at time.Time) *kueue.Workload {
 		Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted",
 		Message: "The workload is admitted", LastTransitionTime: since,
 	})
+	if w.podsReady {
+		meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{
+			Type: kueue.WorkloadPodsReady, Status: metav1.ConditionTrue, Reason: kueue.WorkloadStarted,
+			Message: "All pods reached readiness and the workload is running", LastTransitionTime: since,
+		})
+	}
 	if w.reclaimable > 0 && len(w.podSets) == 1 {
 		wl.Status.ReclaimablePods = []kueue.ReclaimablePod{{Name: kueue.PodSetReference(w.podSets[0].Name), Count: w.reclaimable}}
 	}

@@ -125,6 +125,11 @@ type sim struct {
 	events       []Event
 	quotaUpdates []QuotaUpdate
 	counts       Progress
+
+	// podsReadyModelled: some job's pods take time to be ready
+	// (manifest.AnnotationPodsReadyAfter), so the engine enforces the
+	// Configuration's waitForPodsReady (podsready.go).
+	podsReadyModelled bool
 }
 
 // Run simulates the documents and returns what happened. The documents are applied
@@ -146,6 +151,12 @@ func Run(docs []manifest.Document, opts Options) (*Result, error) {
 		koord:     newKoordState(opts.OversellRate),
 	}
 	s.counts.Documents = len(sorted)
+	for i := range sorted {
+		if sorted[i].PodsReadyAfter > 0 {
+			s.podsReadyModelled = true
+			break
+		}
+	}
 	if err := s.start(); err != nil {
 		return nil, err
 	}
@@ -212,6 +223,9 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 		opts.AdmissionFairSharing = cfg.AdmissionFairSharing
 	}
 	opts.Resources = cfg.Resources
+	if s.podsReadyModelled {
+		opts.WaitForPodsReady = cfg.WaitForPodsReady
+	}
 	eng, err := s.opts.NewEngine(opts)
 	if err != nil {
 		if src != nil {
@@ -261,6 +275,10 @@ func (s *sim) step(at time.Duration) error {
 		switch {
 		case t.koord:
 			s.finishKoord(t)
+		case t.podsReady:
+			if err := s.podsReady(t); err != nil {
+				return err
+			}
 		case t.reclaim > 0:
 			if err := s.reclaimPods(t); err != nil {
 				return err

@@ -21,6 +21,8 @@ type finishTimer struct {
 	// reclaim, when positive, marks the start of a Job's last wave, when
 	// that many of its admitted pods become reclaimable (jobwaves.go).
 	reclaim int32
+	// podsReady marks the moment a Kueue job's pods are ready (podsready.go).
+	podsReady bool
 }
 
 // timerHeap orders timers by time, then by the order they were set (admission
@@ -59,6 +61,12 @@ func (t *timers) add(at time.Duration, key types.NamespacedName, gen uint64) {
 func (t *timers) addReclaim(at time.Duration, key types.NamespacedName, gen uint64, reclaim int32) {
 	t.seq++
 	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen, reclaim: reclaim})
+}
+
+// addPodsReady sets the timer at which an admitted job's pods are ready.
+func (t *timers) addPodsReady(at time.Duration, key types.NamespacedName, gen uint64) {
+	t.seq++
+	heap.Push(&t.h, finishTimer{at: at, seq: t.seq, key: key, gen: gen, podsReady: true})
 }
 
 // addKoord sets the finish timer of an admitted Koord-Queue unit.

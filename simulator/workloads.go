@@ -43,6 +43,16 @@ type workloadRecord struct {
 	completions int32
 	// reclaimable is how many of the admitted pods are reclaimable now.
 	reclaimable int32
+	// podsReadyAfter is how long the job's pods take to be ready once it is
+	// admitted; podsReady tells that they are, in its current admission.
+	podsReadyAfter time.Duration
+	podsReady      bool
+	// requeue is status.requeueState after PodsReady timeouts, and
+	// timedOutAt the time of the last one (timedOut), which orders the job
+	// in its queue when the Configuration says so (podsready.go).
+	requeue    *kueue.RequeueState
+	timedOut   bool
+	timedOutAt time.Duration
 	// gen changes at every admission, so that the finish timer of an earlier
 	// admission is recognised as stale.
 	gen     uint64
@@ -86,7 +96,7 @@ func (s *sim) submit(d *manifest.Document) error {
 		key: key, name: key.Namespace + "/" + key.Name, src: d.Source, obj: wl,
 		localQueue: types.NamespacedName{Namespace: wl.Namespace, Name: string(wl.Spec.QueueName)},
 		runtime:    d.Runtime, hasRuntime: d.HasRuntime, runtimeAssumed: d.RuntimeAssumed,
-		completions: jobCompletions(d),
+		completions: jobCompletions(d), podsReadyAfter: d.PodsReadyAfter,
 	}
 	if adm := wl.Status.Admission; adm != nil {
 		if _, ok := s.world.cqs[string(adm.ClusterQueue)]; !ok {
@@ -144,6 +154,7 @@ func (s *sim) admitted(w *workloadRecord, cq string, podSets []PodSetAssignment,
 		s.timers.add(s.now+w.runtime, w.key, w.gen)
 		s.setLastWaveTimer(w)
 	}
+	s.startKueuePods(w)
 	s.record(Event{Type: Admitted, Workload: w.name, ClusterQueue: cq, Flavors: w.flavors, Borrowing: borrowing, Preset: preset,
 		PodCounts: workload.ReducedCounts(w.obj, podSets)})
 }
@@ -183,7 +194,7 @@ func (s *sim) deactivate(w *workloadRecord, reason, message string) error {
 	obj.Spec.Active = ptr.To(false)
 	obj.Status = kueue.WorkloadStatus{}
 	w.obj = obj
-	if err := s.engine.UpsertWorkload(obj); err != nil {
+	if err := s.engine.UpsertWorkload(pendingWorkload(w, s.clock)); err != nil {
 		return fmt.Errorf("at %s deactivating %s: %w", formatDuration(s.now), w.name, err)
 	}
 	return nil
@@ -203,7 +214,7 @@ func (s *sim) accumulateExecution(w *workloadRecord) {
 	obj.Status.AccumulatedPastExecutionTimeSeconds = ptr.To(ptr.Deref(w.obj.Status.AccumulatedPastExecutionTimeSeconds, 0) + d)
 	w.obj = obj
 	// The same object but for the status field: it converted before.
-	_ = s.engine.UpsertWorkload(obj)
+	_ = s.engine.UpsertWorkload(pendingWorkload(w, s.clock))
 }
 
 // finish ends a job whose runtime is over, unless the timer belongs to an earlier

@@ -30,7 +30,7 @@ func OptionsFromConfiguration(cfg *config.Configuration) Options {
 		opts.AdmissionFairSharing = cfg.AdmissionFairSharing
 	}
 	if w := cfg.WaitForPodsReady; w != nil {
-		opts.WaitForPodsReady = waitForPodsReadyOptions(w)
+		opts.WaitForPodsReady = WaitForPodsReadyOptions(w)
 	}
 	opts.Resources = ResourceRules(cfg.Resources)
 	return opts
@@ -57,8 +57,12 @@ func ResourceRules(r *config.Resources) *workload.ResourceRules {
 	return out
 }
 
-// waitForPodsReadyOptions resolves a defaulted waitForPodsReady block.
-func waitForPodsReadyOptions(w *config.WaitForPodsReady) *WaitForPodsReady {
+// WaitForPodsReadyOptions resolves a defaulted waitForPodsReady block, for
+// every driver that reads a Configuration; nil for none.
+func WaitForPodsReadyOptions(w *config.WaitForPodsReady) *WaitForPodsReady {
+	if w == nil {
+		return nil
+	}
 	out := &WaitForPodsReady{Timeout: w.Timeout.Duration, OrderByEviction: true,
 		BlockAdmission: w.BlockAdmission != nil && *w.BlockAdmission}
 	if w.RecoveryTimeout != nil {

@@ -56,6 +56,7 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		NoReclaimablePods:             opts.NoReclaimablePods,
 		NoPrioritySortingWithinCohort: opts.NoPrioritySortingWithinCohort,
 		Resources:                     scheduler.ResourceRules(opts.Resources),
+		WaitForPodsReady:              scheduler.WaitForPodsReadyOptions(opts.WaitForPodsReady),
 		// The simulator reads reasons only from the cycle after WakeAll,
 		// at the end of a run (Engine.WakeAll).
 		QuietCycles: true,
@@ -110,7 +111,7 @@ func (e *engine) Cycle(now time.Time) []simulator.Decision {
 		case scheduler.Pending:
 			out = append(out, simulator.Pending{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
 		case scheduler.Evict:
-			out = append(out, simulator.Evict{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
+			out = append(out, simulator.Evict{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message, RequeueAt: d.RequeueAt})
 		case scheduler.Deactivate:
 			out = append(out, simulator.Deactivate{Workload: d.Workload, ClusterQueue: d.ClusterQueue, Reason: d.Reason, Message: d.Message})
 		case scheduler.Preempt:

@@ -24,7 +24,17 @@ const (
 	// live Workload that had no runtime annotation, and the output lists those
 	// workloads so that nobody reads a guessed finish time as a forecast.
 	AnnotationRuntimeAssumed = AnnotationPrefix + "runtime-assumed"
+	// AnnotationPodsReadyAfter is how long a job's pods take to be ready once
+	// it is admitted (its Workload's PodsReady condition turns True then).
+	// Default: ready at admission. With the Configuration's waitForPodsReady,
+	// a job whose pods are not ready within its timeout is evicted and backs
+	// off, and blockAdmission holds other admissions meanwhile, as in a
+	// cluster. Only Workloads and Jobs carry it.
+	AnnotationPodsReadyAfter = AnnotationPrefix + "pods-ready-after"
 )
+
+// knownAnnotations are the annotations of the simulator's domain it reads.
+var knownAnnotations = []string{AnnotationAt, AnnotationPodsReadyAfter, AnnotationRuntime, AnnotationRuntimeAssumed}
 
 // timing is what the annotations of one object say.
 type timing struct {
@@ -32,6 +42,8 @@ type timing struct {
 	runtime    time.Duration
 	hasRuntime bool
 	assumed    bool
+	// podsReadyAfter is AnnotationPodsReadyAfter, 0 without it.
+	podsReadyAfter time.Duration
 }
 
 // parseTiming reads the simulator's annotations. An annotation in the simulator's
@@ -74,6 +86,17 @@ func parseTiming(annotations map[string]string, isJob bool) (timing, field.Error
 				continue
 			}
 			t.runtime, t.hasRuntime = d, true
+		case AnnotationPodsReadyAfter:
+			if !isJob {
+				errs = append(errs, field.Forbidden(p, "only Workloads and Jobs have pods; this object is applied, not run"))
+				continue
+			}
+			d, err := parseDuration(v)
+			if err != nil {
+				errs = append(errs, field.Invalid(p, v, err.Error()))
+				continue
+			}
+			t.podsReadyAfter = d
 		case AnnotationRuntimeAssumed:
 			if v != "true" {
 				errs = append(errs, field.NotSupported(p, v, []string{"true"}))
@@ -85,7 +108,7 @@ func parseTiming(annotations map[string]string, isJob bool) (timing, field.Error
 			}
 			t.assumed = true
 		default:
-			errs = append(errs, field.NotSupported(p, k, []string{AnnotationAt, AnnotationRuntime, AnnotationRuntimeAssumed}))
+			errs = append(errs, field.NotSupported(p, k, knownAnnotations))
 		}
 	}
 	return t, errs

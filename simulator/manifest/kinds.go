@@ -119,6 +119,9 @@ type Document struct {
 	// RuntimeAssumed is set when the annotation simulation.quokka.dev/runtime-assumed
 	// says Runtime is a guess (a live Workload taken by `quokka snapshot`).
 	RuntimeAssumed bool
+	// PodsReadyAfter is how long the job's pods take to be ready once it is
+	// admitted (AnnotationPodsReadyAfter); 0: at admission.
+	PodsReadyAfter time.Duration
 	// Object is the decoded, validated object: *kueue.ClusterQueue,
 	// *batchv1.Job, *corev1.Namespace, *config.Configuration and so on.
 	Object any

@@ -166,7 +166,8 @@ func parseDocument(src Source, raw []byte) (*Document, error) {
 	if len(terrs) > 0 {
 		return fail(fieldErrors(terrs))
 	}
-	doc := &Document{Source: src, At: t.at, Runtime: t.runtime, HasRuntime: t.hasRuntime, RuntimeAssumed: t.assumed}
+	doc := &Document{Source: src, At: t.at, Runtime: t.runtime, HasRuntime: t.hasRuntime, RuntimeAssumed: t.assumed,
+		PodsReadyAfter: t.podsReadyAfter}
 	if Kind(h.Kind) == KindConfiguration {
 		cfg, err := decodeConfiguration(data)
 		if err != nil {
