@@ -38,8 +38,9 @@ func waitConfig(block string) string {
 // 20m against a 10m timeout, so it is evicted at 10m (PodsReadyTimeout) and
 // backs off 60 s; other, waiting behind it, gets the quota at 10m; slow is
 // admitted again when other finishes at 15m, times out again at 25m and,
-// past backoffLimitCount 1, is deactivated (RequeuingLimitExceeded). With
-// its pods ready in 5m, slow runs its hour and nothing is evicted.
+// past backoffLimitCount 1, is deactivated (RequeuingLimitExceeded). Alone,
+// slow comes back as soon as its back-off ends. With its pods ready in 5m,
+// slow runs its hour and nothing is evicted.
 func TestSimulatorWaitsForPodsReady(t *testing.T) {
 	t.Parallel()
 	config := waitConfig("  timeout: 10m\n  requeuingStrategy: {backoffBaseSeconds: 60, backoffLimitCount: 1}\n")
@@ -50,21 +51,33 @@ func TestSimulatorWaitsForPodsReady(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		ready string
+		alone bool
 		want  []at
 	}{
-		{"pods too slow", "20m", []at{
+		// Alone, slow comes back when its 60 s back-off ends.
+		{"pods too slow, alone", "20m", true, []at{
+			{"Admitted", "ns/slow", "", 0},
+			{"Evicted", "ns/slow", "PodsReadyTimeout", 600},
+			{"Admitted", "ns/slow", "", 660},
+			{"Evicted", "ns/slow", "DeactivatedDueToRequeuingLimitExceeded", 1260},
+		}},
+		{"pods too slow", "20m", false, []at{
 			{"Admitted", "ns/slow", "", 0},
 			{"Evicted", "ns/slow", "PodsReadyTimeout", 600},
 			{"Admitted", "ns/other", "", 600},
 			{"Admitted", "ns/slow", "", 900},
 			{"Evicted", "ns/slow", "DeactivatedDueToRequeuingLimitExceeded", 1500},
 		}},
-		{"pods ready in time", "5m", []at{
+		{"pods ready in time", "5m", false, []at{
 			{"Admitted", "ns/slow", "", 0},
 			{"Admitted", "ns/other", "", 3600},
 		}},
 	} {
-		world := envWorld(config, readyJob("slow", "0s", "1h", tc.ready), readyJob("other", "1s", "5m", ""))
+		jobs := []string{readyJob("slow", "0s", "1h", tc.ready)}
+		if !tc.alone {
+			jobs = append(jobs, readyJob("other", "1s", "5m", ""))
+		}
+		world := envWorld(config, jobs...)
 		doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "2h")
 		var got []at
 		for _, e := range doc.Events {
