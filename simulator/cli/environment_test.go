@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
 
-// envWorld is a ResourceFlavor f1, a ClusterQueue cq of 4 cpu in it, its
-// LocalQueue lq in namespace ns, then extra and the jobs.
-func envWorld(extra string, jobs ...string) string {
-	out := `---
+// queueWorld is a ResourceFlavor f1, a ClusterQueue cq of cpu cores in it
+// (with spec.preemption when preemption is not empty, e.g.
+// "{withinClusterQueue: LowerPriority}") and its LocalQueue lq in namespace ns.
+func queueWorld(cpu int, preemption string) string {
+	pre := ""
+	if preemption != "" {
+		pre = "  preemption: " + preemption + "\n"
+	}
+	return fmt.Sprintf(`---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: f1}
@@ -18,19 +24,20 @@ kind: ClusterQueue
 metadata: {name: cq}
 spec:
   namespaceSelector: {}
-  resourceGroups:
+%s  resourceGroups:
   - coveredResources: [cpu]
-    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
+    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: %d}]}]
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
 metadata: {name: lq, namespace: ns}
 spec: {clusterQueue: cq}
-` + extra
-	for _, j := range jobs {
-		out += j
-	}
-	return out
+`, pre, cpu)
+}
+
+// envWorld is queueWorld of 4 cpu without preemption, then extra and the jobs.
+func envWorld(extra string, jobs ...string) string {
+	return queueWorld(4, "") + extra + strings.Join(jobs, "")
 }
 
 // envJob is a one-pod Job at 0s running 1h, with the pod spec fields given

@@ -83,26 +83,7 @@ featureGates: {ReclaimablePods: false}
 // one pod its last wave had left it.
 func TestSimulatorPreemptedJobAsksForAllItsPodsAgain(t *testing.T) {
 	t.Parallel()
-	world := `---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f1}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: ns}
-spec: {clusterQueue: cq}
----
+	world := queueWorld(4, "{withinClusterQueue: LowerPriority}") + `---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: WorkloadPriorityClass
 metadata: {name: high}

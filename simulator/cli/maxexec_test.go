@@ -2,22 +2,29 @@ package cli
 
 import "testing"
 
-// The simulator runs a job's maximum execution time (the Job label
-// kueue.x-k8s.io/max-exec-time-seconds) as the manager does, through the
-// engine's Deactivate decision (Kueue's integration test "should deactivate
-// the workload when the time expires with multiple admissions", played
-// offline): long, allowed 100 s in all, runs 40 s before urgent preempts it,
-// then 60 s more once readmitted, and is deactivated at 130 s with Kueue's
-// reason; short, under its maximum, finishes; next gets long's quota when
-// it is deactivated, not when its runtime would have ended.
-func TestSimulatorDeactivatesJobsPastTheirMaximumExecutionTime(t *testing.T) {
-	t.Parallel()
-	job := func(name, at, runtime, prio, maxExec string) string {
-		labels := `{kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: ` + prio
-		if maxExec != "" {
-			labels += `, kueue.x-k8s.io/max-exec-time-seconds: "` + maxExec + `"`
-		}
-		return `---
+// priorityWorld is queueWorld of 4 cpu preempting lower priorities within
+// the queue, with WorkloadPriorityClasses low (10) and high (100).
+var priorityWorld = queueWorld(4, "{withinClusterQueue: LowerPriority}") + `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: low}
+value: 10
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: high}
+value: 100
+`
+
+// maxExecJob is a Job of one pod of 4 cpu in lq, submitted at "at", running runtime,
+// of WorkloadPriorityClass prio, with a maximum execution time of maxExec
+// seconds unless it is empty.
+func maxExecJob(name, at, runtime, prio, maxExec string) string {
+	labels := `{kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: ` + prio
+	if maxExec != "" {
+		labels += `, kueue.x-k8s.io/max-exec-time-seconds: "` + maxExec + `"`
+	}
+	return `---
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -31,37 +38,20 @@ spec:
       restartPolicy: Never
       containers: [{name: c, image: busybox, resources: {requests: {cpu: "4"}}}]
 `
-	}
-	world := `apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f1}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 100
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: ns}
-spec: {clusterQueue: cq}
-` + job("long", "0s", "1h", "low", "100") + job("urgent", "40s", "30s", "high", "") +
-		job("next", "50s", "10s", "low", "") + job("short", "50s", "10s", "low", "60")
+}
+
+// The simulator runs a job's maximum execution time (the Job label
+// kueue.x-k8s.io/max-exec-time-seconds) as the manager does, through the
+// engine's Deactivate decision (Kueue's integration test "should deactivate
+// the workload when the time expires with multiple admissions", played
+// offline): long, allowed 100 s in all, runs 40 s before urgent preempts it,
+// then 60 s more once readmitted, and is deactivated at 130 s with Kueue's
+// reason; short, under its maximum, finishes; next gets long's quota when
+// it is deactivated, not when its runtime would have ended.
+func TestSimulatorDeactivatesJobsPastTheirMaximumExecutionTime(t *testing.T) {
+	t.Parallel()
+	world := priorityWorld + maxExecJob("long", "0s", "1h", "low", "100") + maxExecJob("urgent", "40s", "30s", "high", "") +
+		maxExecJob("next", "50s", "10s", "low", "") + maxExecJob("short", "50s", "10s", "low", "60")
 	doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "10m")
 
 	var longEvicted []float64
@@ -104,59 +94,11 @@ spec: {clusterQueue: cq}
 // same.
 func TestSimulatorMaximumExecutionTimeSurvivesAConfigurationChange(t *testing.T) {
 	t.Parallel()
-	job := func(name, at, runtime, prio, maxExec string) string {
-		labels := `{kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/priority-class: ` + prio
-		if maxExec != "" {
-			labels += `, kueue.x-k8s.io/max-exec-time-seconds: "` + maxExec + `"`
-		}
-		return `---
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: ` + name + `
-  namespace: ns
-  labels: ` + labels + `}
-  annotations: {simulation.quokka.dev/at: ` + at + `, simulation.quokka.dev/runtime: ` + runtime + `}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: c, image: busybox, resources: {requests: {cpu: "4"}}}]
-`
-	}
-	world := `apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f1}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: low}
-value: 10
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: WorkloadPriorityClass
-metadata: {name: high}
-value: 100
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  preemption: {withinClusterQueue: LowerPriority}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 4}]}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: ns}
-spec: {clusterQueue: cq}
----
+	world := priorityWorld + `---
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 metadata: {annotations: {simulation.quokka.dev/at: 80s}}
-` + job("long", "0s", "1h", "low", "100") + job("urgent", "40s", "30s", "high", "")
+` + maxExecJob("long", "0s", "1h", "low", "100") + maxExecJob("urgent", "40s", "30s", "high", "")
 	doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "10m")
 	var evicted []float64
 	for _, e := range eventsOf(doc, "Evicted") {

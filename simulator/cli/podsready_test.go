@@ -96,25 +96,6 @@ func TestSimulatorWaitsForPodsReady(t *testing.T) {
 // a's pods are ready at 10m; without the block it starts at once.
 func TestSimulatorBlockAdmissionWaitsForPods(t *testing.T) {
 	t.Parallel()
-	eight := `---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f1}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu]
-    flavors: [{name: f1, resources: [{name: cpu, nominalQuota: 8}]}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: ns}
-spec: {clusterQueue: cq}
-`
 	for _, tc := range []struct {
 		name  string
 		block string
@@ -123,7 +104,7 @@ spec: {clusterQueue: cq}
 		{"blockAdmission", "  blockAdmission: true\n  timeout: 1h\n", 600},
 		{"no block", "  blockAdmission: false\n  timeout: 1h\n", 1},
 	} {
-		world := eight + waitConfig(tc.block) + readyJob("a", "0s", "2h", "10m") + readyJob("b", "1s", "2h", "")
+		world := queueWorld(8, "") + waitConfig(tc.block) + readyJob("a", "0s", "2h", "10m") + readyJob("b", "1s", "2h", "")
 		doc := simulateJSON(t, "-f", worldDir(t, world), "--until", "30m")
 		if i := indexOf(doc, "Admitted", "ns/b"); i < 0 || doc.Events[i].Time != tc.want {
 			t.Errorf("%s: b admitted at event %d, want at %vs: %+v", tc.name, i, tc.want, doc.Events)
