@@ -28,6 +28,9 @@ import (
 // ready, or sets the timer at which they will be.
 func (s *sim) startKueuePods(w *workloadRecord) {
 	w.podsReady = w.podsReadyAfter == 0
+	// The admission turns a timeout's Evicted condition False (the manager's
+	// write): a later eviction of another kind does not order the job by it.
+	w.timedOut = false
 	if !s.podsReadyModelled {
 		return
 	}
