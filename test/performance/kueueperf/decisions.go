@@ -137,7 +137,7 @@ func runDecisions(o options) error {
 	player := &kueuePlayer{c: c, quiet: decisionsSettle, timeout: 2 * time.Minute}
 	var rep decisionsReport
 	for i := first; i < end; i++ {
-		sc := newScenario(o.seed, i, scenarioKinds{fair: strategies != nil, partial: o.partial, reclaim: o.reclaim, memory: o.memory})
+		sc := newScenario(o.seed, i, scenarioKinds{fair: strategies != nil, partial: o.partial, reclaim: o.reclaim, memory: o.memory || o.groups, groups: o.groups})
 		w := io.MultiWriter(os.Stdout, details)
 		err := compareScenario(ctx, player, mk, opts, sc, &rep, w)
 		var lost *kueueLost

@@ -439,6 +439,51 @@ func TestTwoResourceScenarios(t *testing.T) {
 	}
 }
 
+// With --two-groups memory has a resource group of its own, with flavors of its
+// own, on every ClusterQueue and every Cohort with quota; the engine takes
+// them, and the cpu-only worlds of a seed are drawn as before.
+func TestTwoGroupScenarios(t *testing.T) {
+	for i := 0; i < 10; i++ {
+		sc := newScenario(9, i, scenarioKinds{memory: true, groups: true})
+		if len(sc.memFlavors) == 0 {
+			t.Fatalf("%s: no flavor for memory's group", sc.name)
+		}
+		s := scheduler.New(scheduler.Options{})
+		check := func(name string, rgs []kueue.ResourceGroup) {
+			if len(rgs) != 2 || !reflect.DeepEqual(rgs[0].CoveredResources, []corev1.ResourceName{corev1.ResourceCPU}) ||
+				!reflect.DeepEqual(rgs[1].CoveredResources, []corev1.ResourceName{corev1.ResourceMemory}) {
+				t.Errorf("%s: resource groups %v, want cpu's and memory's", name, rgs)
+				return
+			}
+			for _, f := range rgs[1].Flavors {
+				if !strings.Contains(string(f.Name), "-m") {
+					t.Errorf("%s: memory's group names flavor %s, not one of its own", name, f.Name)
+				}
+			}
+		}
+		for _, c := range sc.cohorts {
+			if len(c.Spec.ResourceGroups) > 0 {
+				check(c.Name, c.Spec.ResourceGroups)
+			}
+			if err := s.UpsertCohort(c); err != nil {
+				t.Errorf("%s: the engine refuses it: %v", c.Name, err)
+			}
+		}
+		for _, cq := range sc.cqs {
+			check(cq.Name, cq.Spec.ResourceGroups)
+			if err := s.UpsertClusterQueue(cq); err != nil {
+				t.Errorf("%s: the engine refuses it: %v", cq.Name, err)
+			}
+		}
+	}
+	if got := admissionString("cq", "f1", "m2", 2, 3); got != "cq/f1+m2×2" {
+		t.Errorf("admissionString with a memory flavor of its own = %q", got)
+	}
+	if got := admissionString("cq", "f1", "f1", 3, 3); got != "cq/f1" {
+		t.Errorf("admissionString with memory in cpu's flavor = %q", got)
+	}
+}
+
 // What settle waits on while a status churns: a pending workload's message
 // rewritten changes nothing; an admission, or a condition's status or reason,
 // does.

@@ -70,7 +70,7 @@ func (k *kueuePlayer) setup(ctx context.Context, sc *scenario) error {
 	if err := k.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sc.name}}); err != nil {
 		return fmt.Errorf("namespace %s: %w", sc.name, err)
 	}
-	for _, rf := range sc.flavors {
+	for _, rf := range sc.allFlavors() {
 		if err := k.c.Create(ctx, rf); err != nil {
 			return fmt.Errorf("ResourceFlavor %s: %w", rf.Name, err)
 		}
@@ -353,13 +353,18 @@ func admissionOf(wl *kueue.Workload) string {
 	}
 	psa := wl.Status.Admission.PodSetAssignments[0]
 	count := wl.Spec.PodSets[0].Count
-	return admissionString(string(wl.Status.Admission.ClusterQueue), psa.Flavors[corev1.ResourceCPU], ptr.Deref(psa.Count, count), count)
+	return admissionString(string(wl.Status.Admission.ClusterQueue), psa.Flavors[corev1.ResourceCPU], psa.Flavors[corev1.ResourceMemory],
+		ptr.Deref(psa.Count, count), count)
 }
 
-// admissionString is "clusterQueue/flavor", with "×count" when count is
-// below the pod set's full count.
-func admissionString[F ~string](cq string, flavor F, count, full int32) string {
+// admissionString is "clusterQueue/flavor", with "+memoryFlavor" when memory
+// has a flavor of its own (another resource group), and "×count" when count
+// is below the pod set's full count.
+func admissionString[F ~string](cq string, flavor, memory F, count, full int32) string {
 	s := cq + "/" + string(flavor)
+	if memory != "" && memory != flavor {
+		s += "+" + string(memory)
+	}
 	if count < full {
 		s += fmt.Sprintf("×%d", count)
 	}

@@ -152,7 +152,7 @@ const kueueSkippedMessage = "Workload no longer fits after processing another wo
 func replayEngine(opts scheduler.Options, sc *scenario, wls []kueue.Workload, skip func(*kueue.Workload) bool) (*scheduler.Scheduler, error) {
 	s := scheduler.New(opts)
 	s.UpsertNamespace(sc.name, nil)
-	for _, rf := range sc.flavors {
+	for _, rf := range sc.allFlavors() {
 		s.UpsertResourceFlavor(rf)
 	}
 	for _, c := range sc.cohorts {
@@ -199,7 +199,8 @@ func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string,
 					skipping[d.Workload.Name] = true
 				}
 			case scheduler.Admit:
-				held[d.Workload.Name] = admissionString(d.ClusterQueue, d.PodSets[0].Flavors[corev1.ResourceCPU], d.PodSets[0].Count, full(d.Workload.Name))
+				ps := d.PodSets[0]
+				held[d.Workload.Name] = admissionString(d.ClusterQueue, ps.Flavors[corev1.ResourceCPU], ps.Flavors[corev1.ResourceMemory], ps.Count, full(d.Workload.Name))
 				changed = true
 			case scheduler.Preempt:
 				for _, v := range d.Victims {
@@ -281,20 +282,25 @@ func describeWorld(sc *scenario) string {
 				fmt.Fprintf(&b, "(<=%d)", *bwc.MaxPriorityThreshold)
 			}
 		}
-		for _, f := range cq.Spec.ResourceGroups[0].Flavors {
-			fmt.Fprintf(&b, " %s:", f.Name)
-			for i, rq := range f.Resources {
-				if i > 0 {
-					// Each further resource after a slash:
-					// "f1:4,borrow<=2/2Gi".
-					b.WriteString("/")
-				}
-				b.WriteString(rq.NominalQuota.String())
-				if rq.BorrowingLimit != nil {
-					fmt.Fprintf(&b, ",borrow<=%s", rq.BorrowingLimit.String())
-				}
-				if rq.LendingLimit != nil {
-					fmt.Fprintf(&b, ",lend<=%s", rq.LendingLimit.String())
+		for gi, g := range cq.Spec.ResourceGroups {
+			if gi > 0 {
+				b.WriteString(" |")
+			}
+			for _, f := range g.Flavors {
+				fmt.Fprintf(&b, " %s:", f.Name)
+				for i, rq := range f.Resources {
+					if i > 0 {
+						// Each further resource after a slash:
+						// "f1:4,borrow<=2/2Gi".
+						b.WriteString("/")
+					}
+					b.WriteString(rq.NominalQuota.String())
+					if rq.BorrowingLimit != nil {
+						fmt.Fprintf(&b, ",borrow<=%s", rq.BorrowingLimit.String())
+					}
+					if rq.LendingLimit != nil {
+						fmt.Fprintf(&b, ",lend<=%s", rq.LendingLimit.String())
+					}
 				}
 			}
 		}

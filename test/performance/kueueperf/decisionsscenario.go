@@ -28,6 +28,8 @@ type scenario struct {
 	name string
 	scenarioKinds
 	flavors []*kueue.ResourceFlavor
+	// memFlavors are the flavors of memory's own resource group (groups).
+	memFlavors []*kueue.ResourceFlavor
 	// cohorts are the Cohort objects: sometimes a child cohort under the
 	// scenario's cohort, and sometimes quota of a cohort's own.
 	cohorts []*kueue.Cohort
@@ -53,6 +55,9 @@ type scenarioKinds struct {
 	// a flavor must fit every resource of its group, and a workload may
 	// borrow or preempt for one resource and fit the other.
 	memory bool
+	// groups, with memory, puts memory in a resource group of its own with
+	// flavors of its own, so that a workload gets a flavor per group.
+	groups bool
 }
 
 // scenarioEvent is a workload to create, or else an admitted workload to
@@ -67,12 +72,24 @@ type scenarioEvent struct {
 	reclaim bool
 }
 
-// covered is what a scenario's resource groups cover.
-func (k scenarioKinds) covered() []corev1.ResourceName {
-	if k.memory {
-		return []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+// covered lists what each of a scenario's resource groups covers.
+func (k scenarioKinds) covered() [][]corev1.ResourceName {
+	switch {
+	case k.memory && k.groups:
+		return [][]corev1.ResourceName{{corev1.ResourceCPU}, {corev1.ResourceMemory}}
+	case k.memory:
+		return [][]corev1.ResourceName{{corev1.ResourceCPU, corev1.ResourceMemory}}
 	}
-	return []corev1.ResourceName{corev1.ResourceCPU}
+	return [][]corev1.ResourceName{{corev1.ResourceCPU}}
+}
+
+// groupFlavors are the flavors resource group g of the scenario may use:
+// memory's own group has flavors of its own.
+func (sc *scenario) groupFlavors(g int) []*kueue.ResourceFlavor {
+	if g == 0 {
+		return sc.flavors
+	}
+	return sc.memFlavors
 }
 
 // amount is n units of resource name: cpu in cores, memory in GiB.
@@ -112,6 +129,13 @@ func newScenario(seed int64, i int, kinds scenarioKinds) *scenario {
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-f%d", sc.name, f)},
 		})
 	}
+	if kinds.memory && kinds.groups {
+		for f := 1; f <= 1+r.Intn(2); f++ {
+			sc.memFlavors = append(sc.memFlavors, &kueue.ResourceFlavor{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-m%d", sc.name, f)},
+			})
+		}
+	}
 	cohorts := []string{sc.name + "-c"}
 	if r.Float64() < 0.4 {
 		// A child cohort: its queues share with each other first, then
@@ -127,7 +151,7 @@ func newScenario(seed int64, i int, kinds scenarioKinds) *scenario {
 	}
 	for _, c := range sc.cohorts {
 		if r.Float64() < 0.5 {
-			c.Spec.ResourceGroups = []kueue.ResourceGroup{sc.cohortQuota(r)}
+			c.Spec.ResourceGroups = sc.cohortQuota(r)
 		}
 		if fair {
 			c.Spec.FairSharing = fairWeight(r)
@@ -172,23 +196,26 @@ func (sc *scenario) clusterQueue(r *rand.Rand, q int, cohorts []string) *kueue.C
 	if inCohort {
 		cq.Spec.CohortName = kueue.CohortReference(cohorts[r.Intn(len(cohorts))])
 	}
-	group := kueue.ResourceGroup{CoveredResources: sc.covered()}
-	for _, fi := range r.Perm(len(sc.flavors))[:1+r.Intn(len(sc.flavors))] {
-		fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(sc.flavors[fi].Name)}
-		for _, name := range group.CoveredResources {
-			nominal := r.Intn(scenarioMaxNominal + 1)
-			rq := kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, nominal)}
-			if inCohort && r.Float64() < 0.4 {
-				rq.BorrowingLimit = amount(name, r.Intn(scenarioMaxBorrow+1))
+	for gi, covered := range sc.covered() {
+		group := kueue.ResourceGroup{CoveredResources: covered}
+		flavors := sc.groupFlavors(gi)
+		for _, fi := range r.Perm(len(flavors))[:1+r.Intn(len(flavors))] {
+			fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(flavors[fi].Name)}
+			for _, name := range group.CoveredResources {
+				nominal := r.Intn(scenarioMaxNominal + 1)
+				rq := kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, nominal)}
+				if inCohort && r.Float64() < 0.4 {
+					rq.BorrowingLimit = amount(name, r.Intn(scenarioMaxBorrow+1))
+				}
+				if inCohort && r.Float64() < 0.25 {
+					rq.LendingLimit = amount(name, r.Intn(nominal+1))
+				}
+				fq.Resources = append(fq.Resources, rq)
 			}
-			if inCohort && r.Float64() < 0.25 {
-				rq.LendingLimit = amount(name, r.Intn(nominal+1))
-			}
-			fq.Resources = append(fq.Resources, rq)
+			group.Flavors = append(group.Flavors, fq)
 		}
-		group.Flavors = append(group.Flavors, fq)
+		cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, group)
 	}
-	cq.Spec.ResourceGroups = []kueue.ResourceGroup{group}
 	cq.Spec.NamespaceSelector = &metav1.LabelSelector{}
 	if r.Float64() < 0.3 {
 		cq.Spec.QueueingStrategy = kueue.StrictFIFO
@@ -230,17 +257,27 @@ func fairWeight(r *rand.Rand) *kueue.FairSharing {
 }
 
 // cohortQuota draws a Cohort's own quota: 1–4 cpu (and with memory 1–4 GiB)
-// in a random non-empty subset of the flavors.
-func (sc *scenario) cohortQuota(r *rand.Rand) kueue.ResourceGroup {
-	group := kueue.ResourceGroup{CoveredResources: sc.covered()}
-	for _, fi := range r.Perm(len(sc.flavors))[:1+r.Intn(len(sc.flavors))] {
-		fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(sc.flavors[fi].Name)}
-		for _, name := range group.CoveredResources {
-			fq.Resources = append(fq.Resources, kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, 1+r.Intn(4))})
+// in a random non-empty subset of each group's flavors.
+func (sc *scenario) cohortQuota(r *rand.Rand) []kueue.ResourceGroup {
+	var groups []kueue.ResourceGroup
+	for gi, covered := range sc.covered() {
+		group := kueue.ResourceGroup{CoveredResources: covered}
+		flavors := sc.groupFlavors(gi)
+		for _, fi := range r.Perm(len(flavors))[:1+r.Intn(len(flavors))] {
+			fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(flavors[fi].Name)}
+			for _, name := range group.CoveredResources {
+				fq.Resources = append(fq.Resources, kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, 1+r.Intn(4))})
+			}
+			group.Flavors = append(group.Flavors, fq)
 		}
-		group.Flavors = append(group.Flavors, fq)
+		groups = append(groups, group)
 	}
-	return group
+	return groups
+}
+
+// allFlavors are every ResourceFlavor the scenario's queues name.
+func (sc *scenario) allFlavors() []*kueue.ResourceFlavor {
+	return append(append([]*kueue.ResourceFlavor{}, sc.flavors...), sc.memFlavors...)
 }
 
 // workload draws workload number w: a LocalQueue, one pod set of one or two

@@ -48,6 +48,7 @@ type options struct {
 	partial                      bool
 	reclaim                      bool
 	memory                       bool
+	groups                       bool
 	kueueGates                   string
 	profile                      bool
 	analyze                      string
@@ -77,6 +78,7 @@ func main() {
 	flag.StringVar(&o.fairSharing, "fair-sharing", "", `--load decisions: fair sharing's preemption strategies, comma-separated (e.g. "LessThanOrEqualToFinalShare,LessThanInitialShare"); Kueue's own manager (--kueue) then runs with them in its Configuration instead of minimalkueue, which has no fair sharing, and the scenarios get fair-sharing weights`)
 	flag.BoolVar(&o.partial, "partial-admission", false, "--load decisions: half the workloads get two to four pods and a minCount, so that both schedulers may admit them with fewer pods (Kueue's PartialAdmission, on in both)")
 	flag.BoolVar(&o.memory, "two-resources", false, "--load decisions: every resource group covers cpu and memory, with quotas and limits of each, and most workloads ask for both")
+	flag.BoolVar(&o.groups, "two-groups", false, "--load decisions: as --two-resources, with memory in a resource group of its own, with flavors of its own")
 	flag.BoolVar(&o.reclaim, "reclaimable-pods", false, "--load decisions: half the workloads get two to four pods, and half the finishes mark one more pod of an admitted workload reclaimable instead (Kueue's ReclaimablePods, on in both)")
 	flag.StringVar(&o.kueueGates, "kueue-feature-gates", "", `--load decisions: feature gates for Kueue (K=V,...), e.g. "PrioritySortingWithinCohort=false"; Kueue's own manager (--kueue) then runs with them in its Configuration instead of minimalkueue, which takes none; give Quokka's engine the same with --quokka-feature-gates`)
 	flag.IntVar(&o.only, "scenario", -1, "--load decisions: play only this scenario of the seed (0 is the first), to look at a difference again")
