@@ -223,3 +223,21 @@ spec: {max: {nvidia.com/gpu: "100"}}
 		}
 	}
 }
+
+// Kueue's waitForPodsReady does not apply to a Koord-Queue unit: a Job routed
+// to Koord-Queue with simulation.quokka.dev/pods-ready-after is refused,
+// naming the annotation and the one Koord-Queue units read instead.
+func TestKoordJobRefusesPodsReadyAfter(t *testing.T) {
+	t.Parallel()
+	job := `---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: unit, namespace: ns, labels: {quota.scheduling.koordinator.sh/name: team-a}, annotations: {simulation.quokka.dev/pods-ready-after: 1m}}
+spec: {suspend: true, template: {spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}}}
+`
+	d := docs(t, cpuEQ("team-a", "1")+job)
+	_, err := Run(d, Options{NewEngine: func(o EngineOptions) (Engine, error) { return newFakeEngine(o), nil }})
+	if err == nil || !strings.Contains(err.Error(), "simulation.quokka.dev/pods-ready-after") || !strings.Contains(err.Error(), PodStartupAnnotation) {
+		t.Fatalf("err = %v; want the annotation refused for a Koord-Queue unit", err)
+	}
+}
