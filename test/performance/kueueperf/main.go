@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -206,7 +207,7 @@ func (o options) generatorConfig() (string, error) {
 // side describes one manager to measure.
 func (o options) side(name, config string) (*side, error) {
 	dir := filepath.Join(o.out, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := freshSideDir(dir); err != nil {
 		return nil, err
 	}
 	s := &side{name: name, dir: dir, runner: o.runner, config: config, timeout: o.timeout}
@@ -295,7 +296,7 @@ func runJobs(o options) error {
 	for _, name := range strings.Split(o.sides, ",") {
 		name = strings.TrimSpace(name)
 		dir := filepath.Join(o.out, name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := freshSideDir(dir); err != nil {
 			return err
 		}
 		s := &jobsSide{name: name, dir: dir, assets: assets, stages: o.stages, load: load, timeout: o.timeout}
@@ -328,4 +329,17 @@ func runJobs(o options) error {
 	fmt.Printf("Jobs load: %s\n\n", path)
 	printJobsTable(os.Stdout, results)
 	return nil
+}
+
+// freshSideDir makes a side's output directory, refusing one that holds an
+// earlier run's audit log: the API server appends to it, so a rerun into the
+// same --out (after an interrupted run, say) would count both runs' requests
+// and phases as one.
+func freshSideDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "audit.log")); err == nil {
+		return fmt.Errorf("--out: %s holds an earlier run's audit.log; choose another --out or remove it", dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return os.MkdirAll(dir, 0o755)
 }
