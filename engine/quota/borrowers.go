@@ -18,15 +18,24 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 	}
 	name := q.Name()
 	for fr, set := range c.borrowers {
-		if cl := q.cell(fr); cl.used() > cl.sub() {
+		cl := q.cell(fr)
+		borrows := cl.used() > cl.sub()
+		if borrows {
 			set[name] = q
 		} else {
 			delete(set, name)
 		}
+		if cl != nil {
+			cl.listed = borrows
+		}
 	}
 	for fr, cl := range q.cells.all() {
-		if _, indexed := c.borrowers[fr]; !indexed && cl.usage != 0 && cl.usage > cl.subtree {
-			c.borrowers[fr] = map[string]*ClusterQueue{name: q}
+		if _, indexed := c.borrowers[fr]; !indexed {
+			borrows := cl.usage != 0 && cl.usage > cl.subtree
+			if borrows {
+				c.borrowers[fr] = map[string]*ClusterQueue{name: q}
+			}
+			cl.listed = borrows
 		}
 	}
 }
@@ -40,13 +49,25 @@ func (c *Cache) noteBorrowingIn(q *ClusterQueue, cells resources.Amounts) {
 }
 
 // noteBorrowingAt records whether q borrows in cell fr.
+//
+// A charge's release and charge again (a hold released around a question,
+// a candidate lifted in a preemption search) rarely moves a queue across its
+// nominal quota, so the cell remembers whether the queue is listed and the
+// index's maps, whose hashing of names was a sixth of a loaded simulation,
+// are touched only when that changes.
 func (c *Cache) noteBorrowingAt(q *ClusterQueue, fr resources.FlavorResource) {
+	cl := q.cell(fr)
+	borrows := cl.used() > cl.sub()
+	if cl != nil && cl.listed == borrows {
+		return
+	}
+	if cl != nil {
+		cl.listed = borrows
+	}
 	if c.borrowers == nil {
 		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
 	}
 	set, indexed := c.borrowers[fr]
-	cl := q.cell(fr)
-	borrows := cl.used() > cl.sub()
 	switch {
 	case borrows && indexed:
 		set[q.Name()] = q

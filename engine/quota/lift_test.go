@@ -115,3 +115,48 @@ func TestPropertyReleaseRaisesAvailableAtMostByItsUsage(t *testing.T) {
 		}
 	}
 }
+
+// Lifting with nil cells takes a charge's every cell out, as Release does,
+// and Restore puts it all back: package scheduler sets the holds aside so
+// around every question of a walk (releasingHolds).
+func TestPropertyLiftAllIsRelease(t *testing.T) {
+	queues := []string{"a1", "a2", "b1"}
+	for seed := uint64(1); seed <= 30; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 11))
+			lifted, released := threeLevels(t), threeLevels(t)
+			var keys []types.NamespacedName
+			for i := range 4 + rng.IntN(8) {
+				k := types.NamespacedName{Namespace: "ns", Name: fmt.Sprint("w", i)}
+				keys = append(keys, k)
+				usage := resources.Amounts{h100GPU: int64(1 + rng.IntN(6)), h100CPU: int64(1 + rng.IntN(4))}
+				q := queues[rng.IntN(len(queues))]
+				lifted.Charge(k, q, usage)
+				released.Charge(k, q, usage)
+			}
+			beforeGPU, beforeCPU := cellsOf(t, lifted, h100GPU), cellsOf(t, lifted, h100CPU)
+			rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			taken := keys[:1+rng.IntN(len(keys))]
+			for _, k := range taken {
+				if !lifted.Lift(k, nil) {
+					t.Fatalf("Lift(%s, nil) found no charge", k)
+				}
+				released.Release(k)
+				for _, fr := range []resources.FlavorResource{h100GPU, h100CPU} {
+					if got, want := cellsOf(t, lifted, fr), cellsOf(t, released, fr); got != want {
+						t.Fatalf("after lifting %s, %s cells %s; released: %s", k, fr, got, want)
+					}
+				}
+			}
+			for i := len(taken) - 1; i >= 0; i-- {
+				lifted.Restore(taken[i], nil)
+			}
+			if got := cellsOf(t, lifted, h100GPU); got != beforeGPU {
+				t.Fatalf("after Restore, gpu cells %s, before %s", got, beforeGPU)
+			}
+			if got := cellsOf(t, lifted, h100CPU); got != beforeCPU {
+				t.Fatalf("after Restore, cpu cells %s, before %s", got, beforeCPU)
+			}
+		})
+	}
+}

@@ -109,6 +109,9 @@ type cell struct {
 	// holds for, when hasAvail (see Cache.Available).
 	avail    versioned
 	hasAvail bool
+	// listed tells, for a ClusterQueue's cell, that the Cache's borrower
+	// index lists the queue as borrowing in it (see noteBorrowingAt).
+	listed bool
 }
 
 func newNode(name string) node {

@@ -63,7 +63,9 @@ func (c *Cache) Release(key types.NamespacedName) {
 // one by one: with Release and Charge, a third of a loaded simulation went
 // into updating the other cells, the record of charges and its index by
 // queue. Between Lift and Restore the workload must be neither charged nor
-// released, and Charged and ChargedTo still count it.
+// released, and Charged and ChargedTo still count it. Nil cells lift all of
+// the charge's cells (a hold set aside around a question, see package
+// scheduler's releasingHolds).
 func (c *Cache) Lift(key types.NamespacedName, cells map[resources.FlavorResource]bool) bool {
 	return c.shift(key, cells, removeUsage)
 }
@@ -81,6 +83,13 @@ func (c *Cache) shift(key types.NamespacedName, cells map[resources.FlavorResour
 	c.version++
 	q, ok := c.ClusterQueue(ch.cq)
 	if !ok {
+		return true
+	}
+	if cells == nil {
+		for fr, v := range ch.usage {
+			move(q, fr, v)
+			c.noteBorrowingAt(q, fr)
+		}
 		return true
 	}
 	for fr := range cells {

@@ -253,6 +253,10 @@ type Scheduler struct {
 	// that let a BestEffortFIFO workload hold again (see hold.go).
 	holds    []heldCharge
 	releases map[treeKey]uint64
+	// liftedHolds and holdsLifted are releasingHolds' own: the holds it
+	// set aside, and that it has.
+	liftedHolds []types.NamespacedName
+	holdsLifted bool
 	// deferredFits are the cycle's reservations of workloads that fit once
 	// the evictions in flight complete (see deferFit); unlike holds, their
 	// own queue sees them.
