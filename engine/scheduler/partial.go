@@ -33,7 +33,7 @@ import (
 
 // partialOK tells whether r may be admitted with fewer pods than it asks for.
 func (s *Scheduler) partialOK(r *record) bool {
-	return !s.opts.NoPartialAdmission && r.info.CanBePartiallyAdmitted()
+	return !s.opts.NoPartialAdmission && r.partial
 }
 
 // nominate is the assignment Kueue nominates r with in q: assignAsIs, or,
