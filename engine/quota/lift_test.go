@@ -28,29 +28,37 @@ func cellsOf(t *testing.T, c *Cache, fr resources.FlavorResource) string {
 	return out
 }
 
+// chargedTwins charges the same random workloads of gpus and cpu to two
+// caches of threeLevels, and returns a random non-empty part of their keys in
+// random order: one cache to lift them from, the other to release them from.
+func chargedTwins(t *testing.T, rng *rand.Rand) (lifted, released *Cache, taken []types.NamespacedName) {
+	t.Helper()
+	queues := []string{"a1", "a2", "b1"}
+	lifted, released = threeLevels(t), threeLevels(t)
+	var keys []types.NamespacedName
+	for i := range 4 + rng.IntN(8) {
+		k := types.NamespacedName{Namespace: "ns", Name: fmt.Sprint("w", i)}
+		keys = append(keys, k)
+		usage := resources.Amounts{h100GPU: int64(1 + rng.IntN(6)), h100CPU: int64(1 + rng.IntN(4))}
+		q := queues[rng.IntN(len(queues))]
+		lifted.Charge(k, q, usage)
+		released.Charge(k, q, usage)
+	}
+	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return lifted, released, keys[:1+rng.IntN(len(keys))]
+}
+
 // Lift with cells must take out of those cells exactly what Release takes
 // out, leave every other cell as it was, and Restore must bring back exactly
 // the state before, borrowers index included; a preemption search relies on
 // it for every candidate it tries (package preemption's sim).
 func TestPropertyLiftIsReleaseInItsCells(t *testing.T) {
-	queues := []string{"a1", "a2", "b1"}
 	gpuOnly := map[resources.FlavorResource]bool{h100GPU: true}
 	for seed := uint64(1); seed <= 30; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 5))
-			lifted, released := threeLevels(t), threeLevels(t)
-			var keys []types.NamespacedName
-			for i := range 4 + rng.IntN(8) {
-				k := types.NamespacedName{Namespace: "ns", Name: fmt.Sprint("w", i)}
-				keys = append(keys, k)
-				usage := resources.Amounts{h100GPU: int64(1 + rng.IntN(6)), h100CPU: int64(1 + rng.IntN(4))}
-				q := queues[rng.IntN(len(queues))]
-				lifted.Charge(k, q, usage)
-				released.Charge(k, q, usage)
-			}
+			lifted, released, taken := chargedTwins(t, rng)
 			beforeGPU, beforeCPU := cellsOf(t, lifted, h100GPU), cellsOf(t, lifted, h100CPU)
-			rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-			taken := keys[:1+rng.IntN(len(keys))]
 			for _, k := range taken {
 				if !lifted.Lift(k, gpuOnly) {
 					t.Fatalf("Lift(%s) found no charge", k)
@@ -120,23 +128,11 @@ func TestPropertyReleaseRaisesAvailableAtMostByItsUsage(t *testing.T) {
 // and Restore puts it all back: package scheduler sets the holds aside so
 // around every question of a walk (releasingHolds).
 func TestPropertyLiftAllIsRelease(t *testing.T) {
-	queues := []string{"a1", "a2", "b1"}
 	for seed := uint64(1); seed <= 30; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 11))
-			lifted, released := threeLevels(t), threeLevels(t)
-			var keys []types.NamespacedName
-			for i := range 4 + rng.IntN(8) {
-				k := types.NamespacedName{Namespace: "ns", Name: fmt.Sprint("w", i)}
-				keys = append(keys, k)
-				usage := resources.Amounts{h100GPU: int64(1 + rng.IntN(6)), h100CPU: int64(1 + rng.IntN(4))}
-				q := queues[rng.IntN(len(queues))]
-				lifted.Charge(k, q, usage)
-				released.Charge(k, q, usage)
-			}
+			lifted, released, taken := chargedTwins(t, rng)
 			beforeGPU, beforeCPU := cellsOf(t, lifted, h100GPU), cellsOf(t, lifted, h100CPU)
-			rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-			taken := keys[:1+rng.IntN(len(keys))]
 			for _, k := range taken {
 				if !lifted.Lift(k, nil) {
 					t.Fatalf("Lift(%s, nil) found no charge", k)
