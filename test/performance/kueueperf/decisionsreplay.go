@@ -38,9 +38,11 @@ import (
 // finished workload frees goes to StrictFIFO heads first, if they fit, and
 // only a second later to the parked workloads. Quokka's engine wakes them
 // all at once (docs/kueue-conformance.md, deliberate difference 5). To
-// compare decisions rather than that pacing, a finish is replayed in the
+// compare decisions rather than that pacing, every event is replayed in the
 // same two steps: the engine first decides without the pending workloads of
-// BestEffortFIFO queues that Kueue has parked, then with them. Kueue keeps
+// BestEffortFIFO queues that Kueue has parked, then with them. A creation
+// releases quota only through the evictions of its preemptions, which Kueue
+// paces alike. Kueue keeps
 // in its heap the ones its cycles skip for another's sake again and again
 // (inHeap; a guess from their conditions and the engine's own cycles).
 func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm string, after map[string]string, evicted []string, err error) {
@@ -60,15 +62,6 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	}
 	if diff := stepDiff(before, after, nil, evicted); diff != "" {
 		return "before the event, from Kueue's settled state: " + diff, nil, nil, nil
-	}
-	if step.created != nil {
-		if err := s.UpsertWorkload(step.created); err != nil {
-			return "", nil, nil, err
-		}
-		if evicted, _, err = settleEngine(s, now.Add(time.Second), after, sc.fullCount); err != nil {
-			return "", nil, nil, err
-		}
-		return "", after, evicted, nil
 	}
 	bestEffort := map[string]bool{}
 	for _, lq := range sc.lqs {
@@ -93,7 +86,17 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	if _, _, err = settleEngine(s, now, after, sc.fullCount); err != nil {
 		return "", nil, nil, fmt.Errorf("before the event: %w", err)
 	}
-	if step.reclaimed != "" {
+	switch {
+	case step.created != nil:
+		// A new workload releases nothing, so Kueue leaves its parked
+		// workloads parked, unless the new one preempts: the eviction
+		// releases quota as a finish does, and the parked workloads are
+		// requeued a second later, after the StrictFIFO heads and the
+		// preemptor itself (still in the heap) have been tried.
+		if err := s.UpsertWorkload(step.created); err != nil {
+			return "", nil, nil, err
+		}
+	case step.reclaimed != "":
 		// A reclaim releases quota as a finish does, and Kueue requeues
 		// its parked workloads the same way (QueueAssociatedInadmissible-
 		// WorkloadsAfter): it is replayed in the same two steps.
@@ -102,7 +105,7 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 		if err := s.UpsertWorkload(wl); err != nil {
 			return "", nil, nil, err
 		}
-	} else {
+	default:
 		s.FinishWorkload(types.NamespacedName{Namespace: sc.name, Name: step.finished})
 		delete(after, step.finished)
 	}
