@@ -40,6 +40,25 @@ func envWorld(extra string, jobs ...string) string {
 	return queueWorld(4, "") + extra + strings.Join(jobs, "")
 }
 
+// cpuPod is envJob's pod spec of one container requesting cpu.
+func cpuPod(cpu string) string {
+	return "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"" + cpu + "\"}}}]\n"
+}
+
+// limitRangeCPU is a LimitRange of namespace ns defaulting a container's cpu
+// request to defaultRequest.
+func limitRangeCPU(defaultRequest string) string {
+	return `---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: ns}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: "` + defaultRequest + `"}
+`
+}
+
 // envJob is a one-pod Job at 0s running 1h, with the pod spec fields given
 // (YAML inside the pod spec, indented six spaces).
 func envJob(name, podSpec string) string {
@@ -64,15 +83,7 @@ spec:
 // a RuntimeClass's overhead is charged to a job naming it.
 func TestSimulatorCountsLimitRangesAndRuntimeClasses(t *testing.T) {
 	t.Parallel()
-	limitRange := `---
-apiVersion: v1
-kind: LimitRange
-metadata: {name: defaults, namespace: ns}
-spec:
-  limits:
-  - type: Container
-    defaultRequest: {cpu: "2"}
-`
+	limitRange := limitRangeCPU("2")
 	bare := "      containers: [{name: c, image: busybox}]\n"
 	doc := simulateJSON(t, "-f", worldDir(t, envWorld(limitRange, envJob("a", bare), envJob("b", bare), envJob("c", bare))), "--until", "30m")
 	if got := len(eventsOf(doc, "Admitted")); got != 2 {
@@ -89,8 +100,8 @@ metadata: {name: kata}
 handler: kata
 overhead: {podFixed: {cpu: "3"}}
 `
-	kata := "      runtimeClassName: kata\n      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n"
-	plain := "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n"
+	kata := "      runtimeClassName: kata\n" + cpuPod("1")
+	plain := cpuPod("1")
 	doc = simulateJSON(t, "-f", worldDir(t, envWorld(runtimeClass, envJob("a-kata", kata), envJob("b-plain", plain))), "--until", "30m")
 	if got := usage(t, doc, "cq", "f1", "cpu"); got != "4" {
 		t.Errorf("cpu usage %q, want 4 (1 + 3 of overhead, then no room for the plain job's 1)", got)
@@ -115,8 +126,8 @@ spec:
   - type: Container
     max: {cpu: "1"}
 `
-	four := "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"4\"}}}]\n"
-	two := "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"2\"}}}]\n"
+	four := cpuPod("4")
+	two := cpuPod("2")
 	for _, lr := range []string{"", late} {
 		doc := simulateJSON(t, "-f", worldDir(t, envWorld(lr, envJob("big", four), envJob("small", two))), "--until", "90m")
 		admitted := indexOf(doc, "Admitted", "ns/small") >= 0
@@ -156,15 +167,7 @@ spec:
 // cpu at once; without the LimitRange each counts its limit and one fits.
 func TestSimulatorCountsTheLimitRangeDefaultRequestBeforeTheLimit(t *testing.T) {
 	t.Parallel()
-	limitRange := `---
-apiVersion: v1
-kind: LimitRange
-metadata: {name: defaults, namespace: ns}
-spec:
-  limits:
-  - type: Container
-    defaultRequest: {cpu: "1"}
-`
+	limitRange := limitRangeCPU("1")
 	limited := "      containers: [{name: c, image: busybox, resources: {limits: {cpu: \"3\"}}}]\n"
 	jobs := []string{envJob("a", limited), envJob("b", limited), envJob("c", limited), envJob("d", limited)}
 	for _, tc := range []struct {

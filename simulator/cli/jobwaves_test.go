@@ -38,12 +38,8 @@ spec:
 // is reclaimed; a Job whose completions fill its last wave reclaims nothing.
 func TestSimulatorReclaimsAJobsLastWave(t *testing.T) {
 	t.Parallel()
-	big := envJob("big", "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"3\"}}}]\n")
-	gateOff := `---
-apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-featureGates: {ReclaimablePods: false}
-`
+	big := envJob("big", cpuPod("3"))
+	gateOff := reclaimablePodsOff
 	for _, tc := range []struct {
 		name, extra   string
 		completions   int

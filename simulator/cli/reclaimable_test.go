@@ -23,12 +23,8 @@ status:
     podSetAssignments: [{name: main, count: 3, flavors: {cpu: f1}}]
   reclaimablePods: [{name: main, count: 2}]
 `
-	job := envJob("big", "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"3\"}}}]\n")
-	gateOff := `---
-apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-featureGates: {ReclaimablePods: false}
-`
+	job := envJob("big", cpuPod("3"))
+	gateOff := reclaimablePodsOff
 	for _, tc := range []struct {
 		name, extra string
 		admitted    int
@@ -42,3 +38,11 @@ featureGates: {ReclaimablePods: false}
 		}
 	}
 }
+
+// reclaimablePodsOff is a Configuration turning Kueue's ReclaimablePods gate
+// off.
+const reclaimablePodsOff = `---
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+featureGates: {ReclaimablePods: false}
+`

@@ -14,7 +14,7 @@ import (
 // label.
 func TestSimulatorJobsWithoutQueueName(t *testing.T) {
 	t.Parallel()
-	plain := envJob("plain", "      containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]\n")
+	plain := envJob("plain", cpuPod("1"))
 	plain = strings.Replace(plain, "  labels: {kueue.x-k8s.io/queue-name: lq}\n", "", 1)
 	defaultLQ := `---
 apiVersion: kueue.x-k8s.io/v1beta2
