@@ -515,3 +515,25 @@ func TestDecisionSignatureIgnoresPendingMessages(t *testing.T) {
 		t.Error("an eviction left the signature unchanged")
 	}
 }
+
+// A difference's report shows a Cohort's quotas as a ClusterQueue's: groups
+// apart, every resource after the first after a slash, and limits, which a
+// Cohort with quota may have too.
+func TestWriteQuotasShowsGroupsAndLimits(t *testing.T) {
+	groups := []kueue.ResourceGroup{
+		{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory},
+			Flavors: []kueue.FlavorQuotas{{Name: "f1", Resources: []kueue.ResourceQuota{
+				{Name: corev1.ResourceCPU, NominalQuota: resource.MustParse("4"), BorrowingLimit: ptr.To(resource.MustParse("2"))},
+				{Name: corev1.ResourceMemory, NominalQuota: resource.MustParse("2Gi")},
+			}}}},
+		{CoveredResources: []corev1.ResourceName{"example.com/gpu"},
+			Flavors: []kueue.FlavorQuotas{{Name: "g1", Resources: []kueue.ResourceQuota{
+				{Name: "example.com/gpu", NominalQuota: resource.MustParse("1"), LendingLimit: ptr.To(resource.MustParse("0"))},
+			}}}},
+	}
+	var b strings.Builder
+	writeQuotas(&b, groups)
+	if got, want := b.String(), " f1:4,borrow<=2/2Gi | g1:1,lend<=0"; got != want {
+		t.Errorf("writeQuotas = %q, want %q", got, want)
+	}
+}

@@ -261,17 +261,7 @@ func describeWorld(sc *scenario) string {
 	var b strings.Builder
 	for _, c := range sc.cohorts {
 		fmt.Fprintf(&b, "  Cohort %s parent=%q", c.Name, c.Spec.ParentName)
-		for _, g := range c.Spec.ResourceGroups {
-			for _, f := range g.Flavors {
-				fmt.Fprintf(&b, " %s:", f.Name)
-				for i, rq := range f.Resources {
-					if i > 0 {
-						b.WriteString("/")
-					}
-					b.WriteString(rq.NominalQuota.String())
-				}
-			}
-		}
+		writeQuotas(&b, c.Spec.ResourceGroups)
 		b.WriteString("\n")
 	}
 	for _, cq := range sc.cqs {
@@ -285,31 +275,36 @@ func describeWorld(sc *scenario) string {
 				fmt.Fprintf(&b, "(<=%d)", *bwc.MaxPriorityThreshold)
 			}
 		}
-		for gi, g := range cq.Spec.ResourceGroups {
-			if gi > 0 {
-				b.WriteString(" |")
-			}
-			for _, f := range g.Flavors {
-				fmt.Fprintf(&b, " %s:", f.Name)
-				for i, rq := range f.Resources {
-					if i > 0 {
-						// Each further resource after a slash:
-						// "f1:4,borrow<=2/2Gi".
-						b.WriteString("/")
-					}
-					b.WriteString(rq.NominalQuota.String())
-					if rq.BorrowingLimit != nil {
-						fmt.Fprintf(&b, ",borrow<=%s", rq.BorrowingLimit.String())
-					}
-					if rq.LendingLimit != nil {
-						fmt.Fprintf(&b, ",lend<=%s", rq.LendingLimit.String())
-					}
-				}
-			}
-		}
+		writeQuotas(&b, cq.Spec.ResourceGroups)
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// writeQuotas prints resource groups, a ClusterQueue's or a Cohort's, " |"
+// between groups: each flavor's nominal quotas, each further resource after a
+// slash, with their limits ("f1:4,borrow<=2/2Gi").
+func writeQuotas(b *strings.Builder, groups []kueue.ResourceGroup) {
+	for gi, g := range groups {
+		if gi > 0 {
+			b.WriteString(" |")
+		}
+		for _, f := range g.Flavors {
+			fmt.Fprintf(b, " %s:", f.Name)
+			for i, rq := range f.Resources {
+				if i > 0 {
+					b.WriteString("/")
+				}
+				b.WriteString(rq.NominalQuota.String())
+				if rq.BorrowingLimit != nil {
+					fmt.Fprintf(b, ",borrow<=%s", rq.BorrowingLimit.String())
+				}
+				if rq.LendingLimit != nil {
+					fmt.Fprintf(b, ",lend<=%s", rq.LendingLimit.String())
+				}
+			}
+		}
+	}
 }
 
 // describeWorkloads prints workloads one per line: queue, priority, pods ×
