@@ -196,26 +196,17 @@ func (sc *scenario) clusterQueue(r *rand.Rand, q int, cohorts []string) *kueue.C
 	if inCohort {
 		cq.Spec.CohortName = kueue.CohortReference(cohorts[r.Intn(len(cohorts))])
 	}
-	for gi, covered := range sc.covered() {
-		group := kueue.ResourceGroup{CoveredResources: covered}
-		flavors := sc.groupFlavors(gi)
-		for _, fi := range r.Perm(len(flavors))[:1+r.Intn(len(flavors))] {
-			fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(flavors[fi].Name)}
-			for _, name := range group.CoveredResources {
-				nominal := r.Intn(scenarioMaxNominal + 1)
-				rq := kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, nominal)}
-				if inCohort && r.Float64() < 0.4 {
-					rq.BorrowingLimit = amount(name, r.Intn(scenarioMaxBorrow+1))
-				}
-				if inCohort && r.Float64() < 0.25 {
-					rq.LendingLimit = amount(name, r.Intn(nominal+1))
-				}
-				fq.Resources = append(fq.Resources, rq)
-			}
-			group.Flavors = append(group.Flavors, fq)
+	cq.Spec.ResourceGroups = sc.resourceGroups(r, func(name corev1.ResourceName) kueue.ResourceQuota {
+		nominal := r.Intn(scenarioMaxNominal + 1)
+		rq := kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, nominal)}
+		if inCohort && r.Float64() < 0.4 {
+			rq.BorrowingLimit = amount(name, r.Intn(scenarioMaxBorrow+1))
 		}
-		cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, group)
-	}
+		if inCohort && r.Float64() < 0.25 {
+			rq.LendingLimit = amount(name, r.Intn(nominal+1))
+		}
+		return rq
+	})
 	cq.Spec.NamespaceSelector = &metav1.LabelSelector{}
 	if r.Float64() < 0.3 {
 		cq.Spec.QueueingStrategy = kueue.StrictFIFO
@@ -259,6 +250,16 @@ func fairWeight(r *rand.Rand) *kueue.FairSharing {
 // cohortQuota draws a Cohort's own quota: 1–4 cpu (and with memory 1–4 GiB)
 // in a random non-empty subset of each group's flavors.
 func (sc *scenario) cohortQuota(r *rand.Rand) []kueue.ResourceGroup {
+	return sc.resourceGroups(r, func(name corev1.ResourceName) kueue.ResourceQuota {
+		return kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, 1+r.Intn(4))}
+	})
+}
+
+// resourceGroups draws the scenario's resource groups: each group's flavors
+// in random order, a random non-empty part of them, and each covered
+// resource's quota from quota. The draws keep their order, so a seed's
+// scenarios stay what earlier runs recorded.
+func (sc *scenario) resourceGroups(r *rand.Rand, quota func(corev1.ResourceName) kueue.ResourceQuota) []kueue.ResourceGroup {
 	var groups []kueue.ResourceGroup
 	for gi, covered := range sc.covered() {
 		group := kueue.ResourceGroup{CoveredResources: covered}
@@ -266,7 +267,7 @@ func (sc *scenario) cohortQuota(r *rand.Rand) []kueue.ResourceGroup {
 		for _, fi := range r.Perm(len(flavors))[:1+r.Intn(len(flavors))] {
 			fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(flavors[fi].Name)}
 			for _, name := range group.CoveredResources {
-				fq.Resources = append(fq.Resources, kueue.ResourceQuota{Name: name, NominalQuota: *amount(name, 1+r.Intn(4))})
+				fq.Resources = append(fq.Resources, quota(name))
 			}
 			group.Flavors = append(group.Flavors, fq)
 		}
