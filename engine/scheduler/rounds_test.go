@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	. "quokka.dev/quokka/engine/enginetest"
@@ -53,4 +54,110 @@ func TestKueueRoundsNotTaken(t *testing.T) {
 		t.Fatalf("admitted %v; want [w07], the older of the two (Kueue's second cycle admits w14)", got)
 	}
 	mustPending(t, ds, "w14", ReasonInsufficientQuotaInCohort)
+}
+
+// twoGroups builds the decisions harness's --two-groups workloads: count
+// pods of c cpu (flavor f1's group) and, unless m is "", m memory (flavor
+// m1's group), created at seconds.
+func twoGroups(name, lq string, prio, count int32, c, m string, at int) *WorkloadWrapper {
+	w := MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).
+		PodSet("main", count).Request(corev1.ResourceCPU, c)
+	if m != "" {
+		w.Request(corev1.ResourceMemory, m)
+	}
+	return w
+}
+
+var twoGroupFlavors = map[corev1.ResourceName]string{corev1.ResourceCPU: "f1", corev1.ResourceMemory: "m1"}
+
+// The rounds case behind a head that can never fit. Decisions run dec-59
+// (seed 29, --two-groups --partial-admission, scenario 11, event 18): once
+// w05 finished, 3 cpu of the Cohort were free. Kueue's first cycle after the
+// release took the heads cq1's w08 and cq3's w10, which can never fit (w10's
+// two pods at least need 4 cpu, cq3 may borrow 3), and cq2's w12 (2 cpu,
+// priority 0), which it admitted; its next cycle reached cq3's w09 (priority
+// 10, 3 of its 4 pods) with 1 cpu left. Quokka walks cq3 whole in one cycle
+// (deliberate difference 1), so w09 competes at once and wins by priority.
+func TestKueueRoundsNotTakenBehindAHeadThatNeverFits(t *testing.T) {
+	cpu, mem := corev1.ResourceCPU, corev1.ResourceMemory
+	mc := func(w *WorkloadWrapper, m int32) *kueue.Workload { return ksMinCount(w.Obj(), map[string]int32{"main": m}) }
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("m1").Obj(), MakeCohort("c").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).
+			Quota("f1", cpu, "5", Borrowing("4")).Quota("m1", mem, "5Gi").Obj(),
+		MakeClusterQueue("cq2").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.TryNextFlavor).
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).
+			Quota("f1", cpu, "0").Quota("m1", mem, "5Gi").Obj(),
+		MakeClusterQueue("cq3").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.TryNextFlavor).
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerOrNewerEqualPriority).
+			Quota("f1", cpu, "0", Borrowing("3")).Quota("m1", mem, "0", Lending("0")).Obj(),
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(), MakeLocalQueue("ns", "lq3", "cq3").Obj(),
+		twoGroups("w11", "lq2", 0, 1, "2", "3Gi", 63).ReserveQuotaAs("cq2", twoGroupFlavors).QuotaReservedAt(64*time.Second).Obj(),
+		mc(twoGroups("w03", "lq3", 0, 2, "3", "", 4), 1),
+		mc(twoGroups("w06", "lq1", 0, 3, "1", "1Gi", 16), 2),
+		mc(twoGroups("w08", "lq1", 10, 4, "2", "3Gi", 22), 2),
+		mc(twoGroups("w09", "lq3", 10, 4, "1", "2Gi", 32), 3),
+		mc(twoGroups("w10", "lq3", 20, 3, "2", "2Gi", 43), 2),
+		twoGroups("w12", "lq2", 0, 1, "2", "", 73).Obj(),
+		twoGroups("w13", "lq3", 10, 1, "3", "", 83).Obj(),
+		twoGroups("w14", "lq1", 10, 1, "3", "1Gi", 94).Obj(),
+	)
+	ds := s.Cycle(now)
+	as := admits(ds)
+	if len(as) != 1 || as[0].Workload.Name != "w09" || as[0].PodSets[0].Count != 3 {
+		t.Fatalf("admitted %v; want w09 with 3 pods (Kueue's next cycle admits cq2's w12)", as)
+	}
+	mustPending(t, ds, "w10", ReasonExceedsMaximumQuota)
+	mustPending(t, ds, "w12", ReasonInsufficientQuotaInCohort)
+}
+
+// The rounds case where the room goes to a queue's second workload, older
+// than another queue's head. Decisions run dec-59 (seed 29, --two-groups
+// --partial-admission, scenario 7, event 17): once w03 finished, 3 GiB of
+// the Cohort's memory were free. cq2's head w08 can never fit (two pods of 2
+// GiB at least, cq2 may hold 5 GiB and w12 has 2); Kueue's cycle admitted
+// cq1's head w14 (2 GiB, borrowing) beside it, and its next cycle left cq2's
+// w06 (3 GiB, above cq2's 2 GiB nominal, no borrowWithinCohort: NoFit) pending
+// with 1 GiB free. Quokka walks cq2 whole (deliberate difference 1): w06,
+// created before w14 and as high in priority and borrowing, takes the 3 GiB,
+// and w14, which may preempt while borrowing, reclaims cq2's borrowed memory
+// from w12 (priority 0, admitted with 1 of its 3 pods).
+func TestKueueRoundsNotTakenForAnOlderSecondWorkload(t *testing.T) {
+	cpu, mem := corev1.ResourceCPU, corev1.ResourceMemory
+	mc := func(w *kueue.Workload, m int32) *kueue.Workload { return ksMinCount(w, map[string]int32{"main": m}) }
+	w12 := twoGroups("w12", "lq2", 0, 3, "3", "2Gi", 33).ReserveQuotaAs("cq2", twoGroupFlavors).QuotaReservedAt(34 * time.Second).Obj()
+	a := &w12.Status.Admission.PodSetAssignments[0]
+	a.Count = ptr.To[int32](1)
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("m1").Obj(),
+		MakeCohort("c").Quota("f1", cpu, "4").Quota("m1", mem, "2Gi").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).BorrowWithinCohort(nil).
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerPriority).
+			Quota("f1", cpu, "5").Quota("m1", mem, "4Gi", Lending("1Gi")).Obj(),
+		MakeClusterQueue("cq2").Cohort("c").
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority).
+			Quota("f1", cpu, "4", Borrowing("4")).Quota("m1", mem, "2Gi", Borrowing("3Gi")).Obj(),
+		MakeClusterQueue("cq3").Cohort("c").WhenCanPreempt(kueue.TryNextFlavor).
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority).
+			Quota("f1", cpu, "6").Quota("m1", mem, "5Gi").Obj(),
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(),
+		twoGroups("w05", "lq1", 20, 2, "1", "3Gi", 9).ReserveQuotaAs("cq1", twoGroupFlavors).QuotaReservedAt(10*time.Second).Obj(),
+		twoGroups("w07", "lq2", 0, 1, "2", "", 19).ReserveQuotaAs("cq2", twoGroupFlavors).QuotaReservedAt(20*time.Second).Obj(),
+		twoGroups("w09", "lq1", 20, 2, "3", "1Gi", 23).ReserveQuotaAs("cq1", twoGroupFlavors).QuotaReservedAt(24*time.Second).Obj(),
+		mc(w12, 1),
+		twoGroups("w06", "lq2", 10, 1, "3", "3Gi", 13).Obj(),
+		mc(twoGroups("w08", "lq2", 20, 3, "1", "2Gi", 21).Obj(), 2),
+		twoGroups("w10", "lq1", 0, 2, "1", "2Gi", 26).Obj(),
+		twoGroups("w11", "lq2", 10, 2, "3", "3Gi", 28).Obj(),
+		mc(twoGroups("w13", "lq1", 0, 4, "3", "", 36).Obj(), 3),
+		mc(twoGroups("w14", "lq1", 10, 2, "1", "1Gi", 38).Obj(), 1),
+	)
+	ds := s.Cycle(now)
+	if got := admittedNames(ds); len(got) != 1 || got[0] != "w06" {
+		t.Fatalf("admitted %v; want [w06] (Kueue admits cq1's head w14)", got)
+	}
+	p := preempts(ds)
+	if len(p) != 1 || p[0].Preemptor.Name != "w14" || len(p[0].Victims) != 1 || p[0].Victims[0].Workload.Name != "w12" {
+		t.Fatalf("preemptions %v; want w14 to reclaim from w12", p)
+	}
+	mustPending(t, ds, "w08", ReasonExceedsMaximumQuota)
 }
