@@ -80,7 +80,9 @@ var twoGroupFlavors = map[corev1.ResourceName]string{corev1.ResourceCPU: "f1", c
 // (deliberate difference 1), so w09 competes at once and wins by priority.
 func TestKueueRoundsNotTakenBehindAHeadThatNeverFits(t *testing.T) {
 	cpu, mem := corev1.ResourceCPU, corev1.ResourceMemory
-	mc := func(w *WorkloadWrapper, m int32) *kueue.Workload { return ksMinCount(w.Obj(), map[string]int32{"main": m}) }
+	mc := func(w *WorkloadWrapper, m int32) *kueue.Workload {
+		return ksMinCount(w.Obj(), map[string]int32{"main": m})
+	}
 	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("m1").Obj(), MakeCohort("c").Obj(),
 		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).
 			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).
