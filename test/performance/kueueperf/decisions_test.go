@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -535,5 +536,30 @@ func TestWriteQuotasShowsGroupsAndLimits(t *testing.T) {
 	writeQuotas(&b, groups)
 	if got, want := b.String(), " f1:4,borrow<=2/2Gi | g1:1,lend<=0"; got != want {
 		t.Errorf("writeQuotas = %q, want %q", got, want)
+	}
+}
+
+// A difference's report shows the fair-sharing weights of ClusterQueues and
+// Cohorts: under fair sharing they decide as much as the quotas do.
+func TestDescribeWorldShowsFairSharingWeights(t *testing.T) {
+	sc := newScenario(30, 7, scenarioKinds{fair: true, memory: true, groups: true})
+	weighted := 0
+	for _, cq := range sc.cqs {
+		if cq.Spec.FairSharing != nil && cq.Spec.FairSharing.Weight != nil {
+			weighted++
+			line := fmt.Sprintf("  %s cohort=", cq.Name)
+			got := describeWorld(sc)
+			i := strings.Index(got, line)
+			if i < 0 {
+				t.Fatalf("no line for %s in\n%s", cq.Name, got)
+			}
+			end := strings.Index(got[i:], "\n")
+			if want := " weight=" + cq.Spec.FairSharing.Weight.String(); !strings.Contains(got[i:i+end], want) {
+				t.Errorf("%s's line %q lacks %q", cq.Name, got[i:i+end], want)
+			}
+		}
+	}
+	if weighted == 0 {
+		t.Fatal("the scenario has no weighted ClusterQueue: pick another")
 	}
 }

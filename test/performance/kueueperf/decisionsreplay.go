@@ -261,6 +261,7 @@ func describeWorld(sc *scenario) string {
 	var b strings.Builder
 	for _, c := range sc.cohorts {
 		fmt.Fprintf(&b, "  Cohort %s parent=%q", c.Name, c.Spec.ParentName)
+		writeWeight(&b, c.Spec.FairSharing)
 		writeQuotas(&b, c.Spec.ResourceGroups)
 		b.WriteString("\n")
 	}
@@ -275,10 +276,20 @@ func describeWorld(sc *scenario) string {
 				fmt.Fprintf(&b, "(<=%d)", *bwc.MaxPriorityThreshold)
 			}
 		}
+		writeWeight(&b, cq.Spec.FairSharing)
 		writeQuotas(&b, cq.Spec.ResourceGroups)
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// writeWeight prints a fair-sharing weight (" weight=500m"), or nothing when
+// there is none: the default weight, 1, which fair sharing's order depends on
+// as much as on quotas.
+func writeWeight(b *strings.Builder, fs *kueue.FairSharing) {
+	if fs != nil && fs.Weight != nil {
+		fmt.Fprintf(b, " weight=%s", fs.Weight.String())
+	}
 }
 
 // writeQuotas prints resource groups, a ClusterQueue's or a Cohort's, " |"
