@@ -56,7 +56,12 @@ func (c *Cache) noteBorrowingIn(q *ClusterQueue, cells resources.Amounts) {
 // index's maps, whose hashing of names was a sixth of a loaded simulation,
 // are touched only when that changes.
 func (c *Cache) noteBorrowingAt(q *ClusterQueue, fr resources.FlavorResource) {
-	cl := q.cell(fr)
+	c.noteBorrowingCell(q, fr, q.cell(fr))
+}
+
+// noteBorrowingCell is noteBorrowingAt with q's cell fr already found (nil
+// when q has none).
+func (c *Cache) noteBorrowingCell(q *ClusterQueue, fr resources.FlavorResource, cl *cell) {
 	borrows := cl.used() > cl.sub()
 	if cl != nil && cl.listed == borrows {
 		return

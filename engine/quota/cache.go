@@ -40,6 +40,8 @@ type Cache struct {
 	// borrowers holds the queues that use more than their nominal quota in
 	// some cell (see borrowers.go).
 	borrowers map[resources.FlavorResource]map[string]*ClusterQueue
+	// plans holds the lift plans of charges lifted whole (liftplan.go).
+	plans map[types.NamespacedName]*liftPlan
 }
 
 // Version identifies the cache's content: every change (a flavor, queue or
@@ -66,12 +68,14 @@ func New(opts Options) *Cache {
 // UpsertResourceFlavor stores a copy of the flavor.
 func (c *Cache) UpsertResourceFlavor(rf *kueue.ResourceFlavor) {
 	c.version++
+	c.forgetPlans()
 	c.flavors[rf.Name] = rf.DeepCopy()
 }
 
 // DeleteResourceFlavor forgets the flavor; queues that use it become inactive.
 func (c *Cache) DeleteResourceFlavor(name string) {
 	c.version++
+	c.forgetPlans()
 	delete(c.flavors, name)
 }
 
@@ -113,6 +117,7 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 		return wrapObject("ClusterQueue", obj.Name, err)
 	}
 	c.version++
+	c.forgetPlans()
 	cohortName := string(obj.Spec.CohortName)
 	tq, existed := c.tree.Queue(obj.Name)
 	if existed && tq.Value.CohortName() == cohortName {
@@ -155,6 +160,7 @@ func (c *Cache) DeleteClusterQueue(name string) {
 		return
 	}
 	c.version++
+	c.forgetPlans()
 	c.forgetBorrower(name)
 	parent := tq.Cohort()
 	c.tree.DeleteQueue(name)
@@ -172,6 +178,7 @@ func (c *Cache) UpsertCohort(obj *kueue.Cohort) error {
 		return wrapObject("Cohort", obj.Name, err)
 	}
 	c.version++
+	c.forgetPlans()
 	var oldParent *treeCohort
 	if tc, ok := c.tree.Cohort(obj.Name); ok {
 		oldParent = tc.Parent()
@@ -197,6 +204,7 @@ func (c *Cache) DeleteCohort(name string) {
 		return
 	}
 	c.version++
+	c.forgetPlans()
 	oldParent := tc.Parent()
 	c.tree.DeleteCohort(name)
 	if _, still := c.tree.Cohort(name); still {

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	. "quokka.dev/quokka/engine/enginetest"
 	"quokka.dev/quokka/engine/resources"
 )
 
@@ -152,6 +153,73 @@ func TestPropertyLiftAllIsRelease(t *testing.T) {
 			}
 			if got := cellsOf(t, lifted, h100CPU); got != beforeCPU {
 				t.Fatalf("after Restore, cpu cells %s, before %s", got, beforeCPU)
+			}
+		})
+	}
+}
+
+// Lifting a whole charge follows a plan kept from its first lift (liftplan.go)
+// until the charge or the tree's structure changes. Lifting the same charges
+// round after round, between new charges, releases and a queue's quota or
+// Cohort changing, must leave every cell, availability and borrower list as
+// releasing them and charging them again does.
+func TestPropertyLiftPlansFollowChargesAndStructure(t *testing.T) {
+	queues := []string{"a1", "a2", "b1"}
+	for seed := uint64(1); seed <= 40; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 13))
+			lifted, released, taken := chargedTwins(t, rng)
+			same := func(when string) {
+				t.Helper()
+				for _, fr := range []resources.FlavorResource{h100GPU, h100CPU} {
+					if got, want := cellsOf(t, lifted, fr), cellsOf(t, released, fr); got != want {
+						t.Fatalf("%s, %s cells %s; released and charged again: %s", when, fr, got, want)
+					}
+				}
+			}
+			for round := range 8 {
+				for _, k := range taken {
+					if !lifted.Lift(k, nil) {
+						t.Fatalf("round %d: Lift(%s, nil) found no charge", round, k)
+					}
+					released.Release(k)
+					same(fmt.Sprintf("round %d, %s lifted", round, k))
+				}
+				for i := len(taken) - 1; i >= 0; i-- {
+					lifted.Restore(taken[i], nil)
+					cq, usage, _ := lifted.Charged(taken[i])
+					released.Charge(taken[i], cq, usage)
+				}
+				same(fmt.Sprintf("round %d, restored", round))
+				// Change both caches alike before the next round.
+				both := func(f func(c *Cache) error) {
+					for _, c := range []*Cache{lifted, released} {
+						if err := f(c); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				switch rng.IntN(4) {
+				case 0: // a taken workload charged anew, elsewhere
+					k, q := taken[rng.IntN(len(taken))], queues[rng.IntN(len(queues))]
+					usage := resources.Amounts{h100GPU: int64(1 + rng.IntN(6)), h100CPU: int64(1 + rng.IntN(4))}
+					both(func(c *Cache) error { c.Charge(k, q, usage); return nil })
+				case 1: // a new workload, not lifted
+					k := types.NamespacedName{Namespace: "ns", Name: fmt.Sprint("new", round)}
+					q, usage := queues[rng.IntN(len(queues))], resources.Amounts{h100GPU: int64(1 + rng.IntN(3))}
+					both(func(c *Cache) error { c.Charge(k, q, usage); return nil })
+				case 2: // a queue's quota changes
+					nominal := fmt.Sprint(2 + rng.IntN(8))
+					both(func(c *Cache) error {
+						return c.UpsertClusterQueue(MakeClusterQueue("a1").Cohort("team-a").Quota("h100", "nvidia.com/gpu", nominal).Obj())
+					})
+				case 3: // a Cohort's limits change
+					lend := fmt.Sprint(rng.IntN(6))
+					both(func(c *Cache) error {
+						return c.UpsertCohort(MakeCohort("team-a").Parent("org").Quota("h100", "nvidia.com/gpu", "0", Borrowing("5"), Lending(lend)).Obj())
+					})
+				}
+				same(fmt.Sprintf("round %d, changed", round))
 			}
 		})
 	}

@@ -41,6 +41,7 @@ func (c *Cache) Release(key types.NamespacedName) {
 	}
 	c.version++
 	delete(c.charges, key)
+	delete(c.plans, key)
 	if set := c.byCQ[ch.cq]; set != nil {
 		delete(set, key)
 		if len(set) == 0 {
@@ -67,12 +68,39 @@ func (c *Cache) Release(key types.NamespacedName) {
 // the charge's cells (a hold set aside around a question, see package
 // scheduler's releasingHolds).
 func (c *Cache) Lift(key types.NamespacedName, cells map[resources.FlavorResource]bool) bool {
+	if cells == nil {
+		return c.shiftWhole(key, c.lift)
+	}
 	return c.shift(key, cells, removeUsage)
 }
 
 // Restore puts back what Lift took out, given the same cells.
 func (c *Cache) Restore(key types.NamespacedName, cells map[resources.FlavorResource]bool) {
+	if cells == nil {
+		c.shiftWhole(key, c.restore)
+		return
+	}
 	c.shift(key, cells, addUsage)
+}
+
+// shiftWhole lifts or restores a whole charge along its lift plan.
+func (c *Cache) shiftWhole(key types.NamespacedName, move func(*liftPlan)) bool {
+	p, ok := c.plans[key]
+	if !ok {
+		ch, charged := c.charges[key]
+		if !charged {
+			return false
+		}
+		q, exists := c.ClusterQueue(ch.cq)
+		if !exists {
+			c.version++
+			return true
+		}
+		p = c.planFor(key, ch, q)
+	}
+	c.version++
+	move(p)
+	return true
 }
 
 func (c *Cache) shift(key types.NamespacedName, cells map[resources.FlavorResource]bool, move func(*ClusterQueue, resources.FlavorResource, int64)) bool {
