@@ -563,3 +563,22 @@ func TestDescribeWorldShowsFairSharingWeights(t *testing.T) {
 		t.Fatal("the scenario has no weighted ClusterQueue: pick another")
 	}
 }
+
+// A difference's report shows what decides a workload's room besides its
+// requests: its minCount (partial admission) and its reclaimable pods.
+func TestDescribeWorkloadsShowsMinCountAndReclaimablePods(t *testing.T) {
+	wl := kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Name: "w04", CreationTimestamp: metav1.NewTime(time.Date(2026, 12, 5, 23, 48, 32, 0, time.UTC))},
+		Spec: kueue.WorkloadSpec{QueueName: "lq", Priority: ptr.To[int32](10), PodSets: []kueue.PodSet{{
+			Name: "main", Count: 3, MinCount: ptr.To[int32](2),
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}}}}}},
+		}}},
+		Status: kueue.WorkloadStatus{ReclaimablePods: []kueue.ReclaimablePod{{Name: "main", Count: 1}}},
+	}
+	got := describeWorkloads([]kueue.Workload{wl})
+	want := "  w04 queue=lq priority=10 3 pod(s) (min 2) x 3 cpu, created 23:48:32: pending, 1 pod(s) reclaimable\n"
+	if got != want {
+		t.Errorf("describeWorkloads =\n%q\nwant\n%q", got, want)
+	}
+}

@@ -318,8 +318,10 @@ func writeQuotas(b *strings.Builder, groups []kueue.ResourceGroup) {
 	}
 }
 
-// describeWorkloads prints workloads one per line: queue, priority, pods ×
-// cpu, creation time and admission.
+// describeWorkloads prints workloads one per line: queue, priority, pods
+// (with their minCount) × requests, creation time and admission (with the
+// pods marked reclaimable), so that a difference's world can be rebuilt in an
+// engine test.
 func describeWorkloads(wls []kueue.Workload) string {
 	var b strings.Builder
 	for i := range wls {
@@ -342,8 +344,17 @@ func describeWorkloads(wls []kueue.Workload) string {
 		if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
 			state = "finished"
 		}
-		fmt.Fprintf(&b, "  %s queue=%s priority=%d %d pod(s) x %s, created %s: %s\n", wl.Name, wl.Spec.QueueName, prio,
-			ps.Count, perPod, wl.CreationTimestamp.UTC().Format("15:04:05"), state)
+		pods := fmt.Sprintf("%d pod(s)", ps.Count)
+		if ps.MinCount != nil {
+			pods += fmt.Sprintf(" (min %d)", *ps.MinCount)
+		}
+		for _, rp := range wl.Status.ReclaimablePods {
+			if rp.Name == ps.Name && rp.Count > 0 {
+				state += fmt.Sprintf(", %d pod(s) reclaimable", rp.Count)
+			}
+		}
+		fmt.Fprintf(&b, "  %s queue=%s priority=%d %s x %s, created %s: %s\n", wl.Name, wl.Spec.QueueName, prio,
+			pods, perPod, wl.CreationTimestamp.UTC().Format("15:04:05"), state)
 	}
 	return b.String()
 }
