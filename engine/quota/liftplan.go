@@ -14,7 +14,8 @@ import (
 // Restore of a whole charge move: the queue, and per cell the queue's cell
 // and its Cohorts' cells, root last. It is dropped whenever the charge or the
 // tree's structure changes, so that its pointers are those a lookup would
-// find; moving usage along it is removeUsage's and addUsage's arithmetic.
+// find; moving usage along it takes the same steps as removeUsage and addUsage
+// (takeOut, putIn).
 type liftPlan struct {
 	q     *ClusterQueue
 	steps []liftStep
@@ -70,33 +71,19 @@ func (l *liftLevel) level(fr resources.FlavorResource) *cell {
 	return l.cell
 }
 
-// lift takes the plan's charge out of usage (removeUsage, cell by cell).
-func (c *Cache) lift(p *liftPlan) {
-	for i := range p.steps {
-		st := &p.steps[i]
-		pass := min(st.v, max(0, st.cell.usage-st.cell.guaranteed()))
-		st.cell.usage -= st.v
-		for j := 0; j < len(st.up) && pass > 0; j++ {
-			pc := st.up[j].level(st.fr)
-			next := min(pass, max(0, pc.usage-pc.guaranteed()))
-			pc.usage -= pass
-			pass = next
-		}
-		c.noteBorrowingCell(p.q, st.fr, st.cell)
-	}
-}
+// lift takes the plan's charge out of usage, as removeUsage does cell by cell.
+func (c *Cache) lift(p *liftPlan) { c.move(p, takeOut) }
 
-// restore puts the plan's charge back (addUsage, cell by cell).
-func (c *Cache) restore(p *liftPlan) {
+// restore puts the plan's charge back, as addUsage does cell by cell.
+func (c *Cache) restore(p *liftPlan) { c.move(p, putIn) }
+
+// move is propagate along the plan's cells, for each cell of the charge.
+func (c *Cache) move(p *liftPlan, step func(*cell, int64) int64) {
 	for i := range p.steps {
 		st := &p.steps[i]
-		pass := max(0, st.v-max(0, st.cell.guaranteed()-st.cell.usage))
-		st.cell.usage += st.v
+		pass := step(st.cell, st.v)
 		for j := 0; j < len(st.up) && pass > 0; j++ {
-			pc := st.up[j].level(st.fr)
-			next := max(0, pass-max(0, pc.guaranteed()-pc.usage))
-			pc.usage += pass
-			pass = next
+			pass = step(st.up[j].level(st.fr), pass)
 		}
 		c.noteBorrowingCell(p.q, st.fr, st.cell)
 	}

@@ -91,35 +91,41 @@ func (c *Cache) replaceAndPropagate(parent *treeCohort, old, updated *node, frs 
 // addUsage charges v of fr to a queue and bubbles the part above each node's
 // guaranteed share up to its parent.
 func addUsage(q *ClusterQueue, fr resources.FlavorResource, v int64) {
-	c := q.cellFor(fr)
-	pass := max(0, v-max(0, c.guaranteed()-c.usage))
-	c.usage += v
-	tc := q.tq.Cohort()
-	if tc == nil || pass == 0 || tc.HasCycle() {
-		return
-	}
-	for p := tc; p != nil && pass > 0; p = p.Parent() {
-		pc := p.Value.cellFor(fr)
-		next := max(0, pass-max(0, pc.guaranteed()-pc.usage))
-		pc.usage += pass
-		pass = next
-	}
+	propagate(q, fr, v, putIn)
 }
 
 // removeUsage releases v of fr from a queue; only the part of the usage that was
 // stored in the parent is released there.
 func removeUsage(q *ClusterQueue, fr resources.FlavorResource, v int64) {
-	c := q.cellFor(fr)
-	pass := min(v, max(0, c.usage-c.guaranteed()))
-	c.usage -= v
+	propagate(q, fr, v, takeOut)
+}
+
+// propagate applies step to q's cell fr and then, with what passes up, to each
+// Cohort's cell above it while something does; a Cohort's cell is added only
+// when something reaches it.
+func propagate(q *ClusterQueue, fr resources.FlavorResource, v int64, step func(*cell, int64) int64) {
+	pass := step(q.cellFor(fr), v)
 	tc := q.tq.Cohort()
 	if tc == nil || pass == 0 || tc.HasCycle() {
 		return
 	}
 	for p := tc; p != nil && pass > 0; p = p.Parent() {
-		pc := p.Value.cellFor(fr)
-		next := min(pass, max(0, pc.usage-pc.guaranteed()))
-		pc.usage -= pass
-		pass = next
+		pass = step(p.Value.cellFor(fr), pass)
 	}
+}
+
+// putIn adds v to a cell's usage and returns the part of it above the cell's
+// guaranteed share, which its parent holds too.
+func putIn(c *cell, v int64) int64 {
+	pass := max(0, v-max(0, c.guaranteed()-c.usage))
+	c.usage += v
+	return pass
+}
+
+// takeOut removes v from a cell's usage and returns the part of it its parent
+// held.
+func takeOut(c *cell, v int64) int64 {
+	pass := min(v, max(0, c.usage-c.guaranteed()))
+	c.usage -= v
+	return pass
 }

@@ -103,6 +103,7 @@ func (c *Cache) shiftWhole(key types.NamespacedName, move func(*liftPlan)) bool 
 	return true
 }
 
+// shift lifts or restores the cells of a charge that are in cells.
 func (c *Cache) shift(key types.NamespacedName, cells map[resources.FlavorResource]bool, move func(*ClusterQueue, resources.FlavorResource, int64)) bool {
 	ch, ok := c.charges[key]
 	if !ok {
@@ -111,13 +112,6 @@ func (c *Cache) shift(key types.NamespacedName, cells map[resources.FlavorResour
 	c.version++
 	q, ok := c.ClusterQueue(ch.cq)
 	if !ok {
-		return true
-	}
-	if cells == nil {
-		for fr, v := range ch.usage {
-			move(q, fr, v)
-			c.noteBorrowingAt(q, fr)
-		}
 		return true
 	}
 	for fr := range cells {
