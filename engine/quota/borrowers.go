@@ -10,20 +10,25 @@ import "quokka.dev/quokka/engine/resources"
 // therefore keeps, per cell, the queues that use more than their nominal
 // quota in it, updated whenever a queue's usage or quota changes.
 
+// borrowerSet is the queues that borrow in one cell, by queue id (see
+// Cache.queueID): hashing an id instead of a queue's name, on every move of a
+// queue across its nominal quota and every look into the set, was a tenth of
+// a loaded simulation.
+type borrowerSet map[int32]*ClusterQueue
+
 // noteBorrowing records in which cells q borrows now, after a change of its
 // quotas or place.
 func (c *Cache) noteBorrowing(q *ClusterQueue) {
 	if c.borrowers == nil {
-		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
+		c.borrowers = map[resources.FlavorResource]borrowerSet{}
 	}
-	name := q.Name()
 	for fr, set := range c.borrowers {
 		cl := q.cell(fr)
 		borrows := cl.used() > cl.sub()
 		if borrows {
-			set[name] = q
+			set[q.id] = q
 		} else {
-			delete(set, name)
+			delete(set, q.id)
 		}
 		if cl != nil {
 			cl.listed = borrows
@@ -33,11 +38,34 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 		if _, indexed := c.borrowers[fr]; !indexed {
 			borrows := cl.usage != 0 && cl.usage > cl.subtree
 			if borrows {
-				c.borrowers[fr] = map[string]*ClusterQueue{name: q}
+				c.borrowerSetOf(fr, cl)[q.id] = q
 			}
 			cl.listed = borrows
 		}
 	}
+}
+
+// borrowerSetOf returns the borrower set of cell fr, adding an empty one when
+// there is none, and remembers it in cl (when not nil) so that the queue's
+// later moves across its nominal quota find it without a lookup by key. Sets
+// are never replaced or dropped, so a cell's remembered set stays the one the
+// index holds.
+func (c *Cache) borrowerSetOf(fr resources.FlavorResource, cl *cell) borrowerSet {
+	if cl != nil && cl.borrowers != nil {
+		return cl.borrowers
+	}
+	if c.borrowers == nil {
+		c.borrowers = map[resources.FlavorResource]borrowerSet{}
+	}
+	set, ok := c.borrowers[fr]
+	if !ok {
+		set = borrowerSet{}
+		c.borrowers[fr] = set
+	}
+	if cl != nil {
+		cl.borrowers = set
+	}
+	return set
 }
 
 // noteBorrowingIn records whether q borrows in the cells of a charge that
@@ -62,31 +90,30 @@ func (c *Cache) noteBorrowingAt(q *ClusterQueue, fr resources.FlavorResource) {
 // noteBorrowingCell is noteBorrowingAt with q's cell fr already found (nil
 // when q has none).
 func (c *Cache) noteBorrowingCell(q *ClusterQueue, fr resources.FlavorResource, cl *cell) {
-	borrows := cl.used() > cl.sub()
-	if cl != nil && cl.listed == borrows {
+	if cl == nil {
+		// No cell, no usage: the queue borrows nothing there.
+		if set, indexed := c.borrowers[fr]; indexed {
+			delete(set, q.id)
+		}
 		return
 	}
-	if cl != nil {
-		cl.listed = borrows
+	borrows := cl.used() > cl.sub()
+	if cl.listed == borrows {
+		return
 	}
-	if c.borrowers == nil {
-		c.borrowers = map[resources.FlavorResource]map[string]*ClusterQueue{}
-	}
-	set, indexed := c.borrowers[fr]
-	switch {
-	case borrows && indexed:
-		set[q.Name()] = q
-	case borrows:
-		c.borrowers[fr] = map[string]*ClusterQueue{q.Name(): q}
-	case indexed:
-		delete(set, q.Name())
+	cl.listed = borrows
+	set := c.borrowerSetOf(fr, cl)
+	if borrows {
+		set[q.id] = q
+	} else {
+		delete(set, q.id)
 	}
 }
 
 // forgetBorrower drops a deleted queue from the index.
-func (c *Cache) forgetBorrower(name string) {
+func (c *Cache) forgetBorrower(id int32) {
 	for _, set := range c.borrowers {
-		delete(set, name)
+		delete(set, id)
 	}
 }
 
@@ -99,17 +126,17 @@ func (c *Cache) EachBorrowerInTree(q *ClusterQueue, frs map[resources.FlavorReso
 	if !ok {
 		return
 	}
-	var seen map[string]bool
+	var seen map[int32]bool
 	if len(frs) > 1 {
-		seen = map[string]bool{}
+		seen = map[int32]bool{}
 	}
 	for fr := range frs {
-		for name, o := range c.borrowers[fr] {
+		for id, o := range c.borrowers[fr] {
 			if seen != nil {
-				if seen[name] {
+				if seen[id] {
 					continue
 				}
-				seen[name] = true
+				seen[id] = true
 			}
 			if r, ok := treeRoot(o); ok && r == root {
 				f(o)

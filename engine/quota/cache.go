@@ -39,7 +39,11 @@ type Cache struct {
 	version uint64
 	// borrowers holds the queues that use more than their nominal quota in
 	// some cell (see borrowers.go).
-	borrowers map[resources.FlavorResource]map[string]*ClusterQueue
+	borrowers map[resources.FlavorResource]borrowerSet
+	// queueIDs numbers ClusterQueue names for the borrower index, once per
+	// name: a queue replaced by an update, or deleted and added again, keeps
+	// its number.
+	queueIDs map[string]int32
 	// plans holds the lift plans of charges lifted whole (liftplan.go).
 	plans map[types.NamespacedName]*liftPlan
 }
@@ -118,6 +122,7 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 	}
 	c.version++
 	c.forgetPlans()
+	nq.id = c.queueID(obj.Name)
 	cohortName := string(obj.Spec.CohortName)
 	tq, existed := c.tree.Queue(obj.Name)
 	if existed && tq.Value.CohortName() == cohortName {
@@ -152,6 +157,20 @@ func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 	return nil
 }
 
+// queueID returns the number of a ClusterQueue name, giving it the next one
+// the first time.
+func (c *Cache) queueID(name string) int32 {
+	id, ok := c.queueIDs[name]
+	if !ok {
+		if c.queueIDs == nil {
+			c.queueIDs = map[string]int32{}
+		}
+		id = int32(len(c.queueIDs))
+		c.queueIDs[name] = id
+	}
+	return id
+}
+
 // DeleteClusterQueue removes the queue; charges to it are kept and apply again if
 // a queue of that name comes back (workloads keep their admission).
 func (c *Cache) DeleteClusterQueue(name string) {
@@ -161,7 +180,7 @@ func (c *Cache) DeleteClusterQueue(name string) {
 	}
 	c.version++
 	c.forgetPlans()
-	c.forgetBorrower(name)
+	c.forgetBorrower(tq.Value.id)
 	parent := tq.Cohort()
 	c.tree.DeleteQueue(name)
 	if parent != nil {

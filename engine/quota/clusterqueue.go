@@ -49,6 +49,8 @@ type ClusterQueue struct {
 	weight int64
 
 	tq *hierarchy.Queue[*ClusterQueue, *Cohort]
+	// id is the queue's number in its Cache (Cache.queueID).
+	id int32
 }
 
 // Name is the ClusterQueue's name.

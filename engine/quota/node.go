@@ -112,6 +112,10 @@ type cell struct {
 	// listed tells, for a ClusterQueue's cell, that the Cache's borrower
 	// index lists the queue as borrowing in it (see noteBorrowingAt).
 	listed bool
+	// borrowers is the borrower index's set of this cell's key, remembered
+	// the first time the queue is listed in it or dropped from it (see
+	// Cache.borrowerSetOf); nil until then.
+	borrowers borrowerSet
 }
 
 func newNode(name string) node {
