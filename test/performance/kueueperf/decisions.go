@@ -114,6 +114,9 @@ func runDecisions(o options) error {
 		if manager, err = withKueueGates(manager, o.kueueGates); err != nil {
 			return err
 		}
+		if o.kueueLogLevel > 0 {
+			manager = append(manager, fmt.Sprintf("--zap-log-level=%d", o.kueueLogLevel))
+		}
 	}
 	mk := &kueueProcess{args: manager, log: filepath.Join(o.out, "kueue.log")}
 	if err := mk.start(); err != nil {
@@ -229,7 +232,12 @@ func compareScenario(ctx context.Context, player *kueuePlayer, mk *kueueProcess,
 		}
 		rep.evictions += len(step.evicted)
 		warm, after, evicted, err := replayStep(opts, sc, step)
-		if err != nil {
+		var loop *engineUnsettled
+		switch {
+		case errors.As(err, &loop):
+			// Not a harness failure: a finding, reported with its world.
+			warm = err.Error()
+		case err != nil:
 			return fmt.Errorf("event %d (%s), Quokka's engine: %w", i, what, err)
 		}
 		diff := warm

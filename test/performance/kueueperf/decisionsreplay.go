@@ -189,12 +189,14 @@ func replayEngine(opts scheduler.Options, sc *scenario, wls []kueue.Workload, sk
 func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string, full func(name string) int32) (evicted []string, skipping map[string]bool, err error) {
 	// A scenario has a few workloads: a few hundred cycles mean the
 	// engine is going round in circles.
+	var recent []string
 	for cycle := 0; ; cycle++ {
-		if cycle == 500 {
-			return nil, nil, fmt.Errorf("still deciding after %d cycles", cycle)
+		if cycle == engineCycleLimit {
+			return nil, nil, &engineUnsettled{cycles: cycle, last: recent}
 		}
 		changed := false
 		skipping = map[string]bool{}
+		var did []string
 		for _, d := range s.Cycle(now.Add(time.Duration(cycle) * time.Millisecond)) {
 			switch d := d.(type) {
 			case scheduler.Pending:
@@ -204,14 +206,22 @@ func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string,
 			case scheduler.Admit:
 				ps := d.PodSets[0]
 				held[d.Workload.Name] = admissionString(d.ClusterQueue, ps.Flavors[corev1.ResourceCPU], ps.Flavors[corev1.ResourceMemory], ps.Count, full(d.Workload.Name))
+				did = append(did, "admit "+d.Workload.Name+" in "+held[d.Workload.Name])
 				changed = true
 			case scheduler.Preempt:
 				for _, v := range d.Victims {
 					s.EvictWorkload(v.Workload)
 					delete(held, v.Workload.Name)
 					evicted = append(evicted, v.Workload.Name)
+					did = append(did, "evict "+v.Workload.Name+" for "+d.Preemptor.Name)
 				}
 				changed = true
+			}
+		}
+		if len(did) > 0 {
+			recent = append(recent, fmt.Sprintf("cycle %d: %s", cycle, strings.Join(did, ", ")))
+			if len(recent) > engineCyclesShown {
+				recent = recent[1:]
 			}
 		}
 		if !changed && !s.WantsCycle() {
@@ -220,6 +230,28 @@ func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string,
 	}
 	sort.Strings(evicted)
 	return evicted, skipping, nil
+}
+
+// engineCycleLimit is how many cycles settleEngine runs before it gives up: a
+// scenario has a few workloads, so a few hundred cycles mean the engine is
+// going round in circles.
+const engineCycleLimit = 500
+
+// engineCyclesShown is how many of its last deciding cycles an
+// engineUnsettled reports.
+const engineCyclesShown = 8
+
+// engineUnsettled is an event after which Quokka's engine kept deciding: the
+// run reports it with the world, as a difference, and goes on to the next
+// event.
+type engineUnsettled struct {
+	cycles int
+	// last are the last cycles that decided something, oldest first.
+	last []string
+}
+
+func (e *engineUnsettled) Error() string {
+	return fmt.Sprintf("Quokka's engine still deciding after %d cycles; its last deciding cycles: %s", e.cycles, strings.Join(e.last, "; "))
 }
 
 // stepDiff says how Quokka's outcome of a step differs from Kueue's, or "" when
