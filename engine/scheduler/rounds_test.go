@@ -163,3 +163,75 @@ func TestKueueRoundsNotTakenForAnOlderSecondWorkload(t *testing.T) {
 	}
 	mustPending(t, ds, "w08", ReasonExceedsMaximumQuota)
 }
+
+// The rounds case before another queue's preemption. Decisions run dec-61
+// (classic, seed 31, --two-groups --reclaimable-pods --partial-admission,
+// scenario 1, event 17; settled with Kueue's own log in dec-69): once w01
+// finished and cq3's StrictFIFO head w09 took its room, Kueue requeued the
+// parked workloads. Its next cycle took cq2's head w08 (four pods of 3 GiB,
+// more than cq2 can reach), which never fit, and cq4's head w10 (priority
+// 20), which fit in f1 and preempted cq4's w04 (priority 0) for memory; its
+// next cycle admitted cq2's w06 (one pod, within cq2's nominal quota), which
+// took 1 of f1's 8 free cpu, so w10 was skipped and then admitted in f2 once
+// w04 was gone. Quokka walks cq2 whole (deliberate difference 1): w06, which
+// does not borrow, comes before w10 and takes that cpu first; w10 then fits
+// in neither flavor (f1 is 1 cpu short and has no victim, f2 would need
+// preemption while borrowing, which cq4 may not do) and preempts nothing.
+// Both admit w06; Kueue also evicts w04 and admits w10.
+func TestKueueRoundsNotTakenBeforeAnotherQueuesPreemption(t *testing.T) {
+	s := dec61World(t)
+	ds := s.Cycle(now)
+	if p := preempts(ds); len(p) != 0 {
+		t.Fatalf("preemptions %v; want none: w10 no longer fits once w06 is admitted", p)
+	}
+	as := admits(ds)
+	if len(as) != 1 || as[0].Workload.Name != "w06" || as[0].PodSets[0].Count != 1 {
+		t.Fatalf("admitted %v; want cq2's w06 with one pod (Kueue: the cycle after w10's preemption)", as)
+	}
+	mustPending(t, ds, "w10", ReasonInsufficientQuotaInCohort)
+}
+
+// dec61World is dec-61's s31-1 world once w01 has finished and w09 is admitted.
+func dec61World(t *testing.T) *Scheduler {
+	t.Helper()
+	cpu, mem := corev1.ResourceCPU, corev1.ResourceMemory
+	mc := func(w *WorkloadWrapper, m int32) *kueue.Workload {
+		return ksMinCount(w.Obj(), map[string]int32{"main": m})
+	}
+	adm := func(w *WorkloadWrapper, at int, cq, f string) *kueue.Workload {
+		return w.ReserveQuotaAs(cq, map[corev1.ResourceName]string{cpu: f, mem: "m1"}).QuotaReservedAt(time.Duration(at) * time.Second).Obj()
+	}
+	w04 := ksMinCount(adm(twoGroups("w04", "lq4", 0, 3, "3", "3Gi", 7), 8, "cq4", "f2"), map[string]int32{"main": 2})
+	w04.Status.Admission.PodSetAssignments[0].Count = ptr.To[int32](2)
+	// w12's two pods are both reclaimable: it holds no quota.
+	w12 := ksMinCount(MakeWorkload("ns", "w12").Queue("lq4").Priority(20).Created(27*time.Second).PodSet("main", 2).Request(cpu, "1").
+		ReserveQuotaAs("cq4", map[corev1.ResourceName]string{cpu: "f1"}).QuotaReservedAt(28*time.Second).Obj(), map[string]int32{"main": 1})
+	w12.Status.ReclaimablePods = []kueue.ReclaimablePod{{Name: "main", Count: 2}}
+	return world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("f2").Obj(), MakeFlavor("m1").Obj(), MakeCohort("c").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.MayStopSearch).WhenCanPreempt(kueue.TryNextFlavor).
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).BorrowWithinCohort(nil).
+			Quota("f1", cpu, "3").Quota("f2", cpu, "2", Borrowing("2")).Quota("m1", mem, "0", Borrowing("1Gi")).Obj(),
+		MakeClusterQueue("cq2").Cohort("c").WhenCanBorrow(kueue.MayStopSearch).WhenCanPreempt(kueue.MayStopSearch).
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerOrNewerEqualPriority).
+			Quota("f1", cpu, "3", Lending("3")).Quota("m1", mem, "2Gi", Lending("2Gi")).Obj(),
+		MakeClusterQueue("cq3").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).
+			Quota("f1", cpu, "0").Quota("f2", cpu, "1", Borrowing("3")).Quota("m1", mem, "3Gi").Obj(),
+		MakeClusterQueue("cq4").Cohort("c").WhenCanBorrow(kueue.MayStopSearch).WhenCanPreempt(kueue.TryNextFlavor).
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).
+			Quota("f1", cpu, "4").Quota("f2", cpu, "5").Quota("m1", mem, "6Gi").Obj(),
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(),
+		MakeLocalQueue("ns", "lq3", "cq3").Obj(), MakeLocalQueue("ns", "lq4", "cq4").Obj(),
+		adm(twoGroups("w09", "lq3", 0, 1, "2", "3Gi", 21), 40, "cq3", "f1"),
+		w04, w12,
+		twoGroups("w02", "lq4", 10, 3, "2", "3Gi", 2).Obj(),
+		twoGroups("w03", "lq1", 20, 2, "3", "1Gi", 4).Obj(),
+		twoGroups("w05", "lq1", 20, 3, "2", "3Gi", 9).Obj(),
+		mc(twoGroups("w06", "lq2", 0, 4, "1", "2Gi", 11), 1),
+		mc(twoGroups("w08", "lq2", 20, 4, "2", "3Gi", 15), 1),
+		twoGroups("w10", "lq4", 20, 4, "2", "1Gi", 23).Obj(),
+		mc(twoGroups("w11", "lq2", 0, 2, "2", "3Gi", 25), 1),
+		twoGroups("w13", "lq1", 0, 4, "3", "3Gi", 33).Obj(),
+		twoGroups("w14", "lq4", 10, 3, "2", "3Gi", 38).Obj(),
+	)
+}
