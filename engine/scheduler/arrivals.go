@@ -120,6 +120,14 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		searched = true
 	}
 	s.probed++
+	for _, r := range arrivals {
+		// Evaluated and unfit: parked, as the walk would have parked them.
+		if r.state == StatePending && s.localQueues[r.lq] != nil && s.localQueues[r.lq].cq == cq {
+			if _, filtered := s.filter(q, r); !filtered {
+				s.park(q, r)
+			}
+		}
+	}
 	if sl == nil {
 		return true // without a Cohort only its own events change anything
 	}

@@ -65,6 +65,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.beginCycle(before)
 	s.afsSample(now)
 	trees := s.treesToSchedule(&out)
+	s.lastWalkStruct, s.walkStruct = s.walkStruct, s.structChanges
 	s.orderTreesForBlock(trees)
 	for _, t := range trees {
 		if s.stopCycle {

@@ -19,7 +19,10 @@
 // quota until the driver confirms each eviction with EvictWorkload, and the
 // preemptor is admitted by a later cycle. While it waits, its assignment is
 // reserved in every cycle (so nobody else takes the room it is making) and its
-// victims are no candidates for anyone.
+// victims are no candidates for anyone. A BestEffortFIFO workload whose
+// search found no victims (or that got no flavor) is parked, as in Kueue's
+// inadmissible list: it searches again only after quota is released in its
+// tree (park.go).
 //
 // With Options.FairSharing, heads of one tree are admitted lowest share first
 // (a tournament down the cohort tree) and preemption follows the configured

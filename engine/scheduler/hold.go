@@ -258,15 +258,33 @@ func (s *Scheduler) releasingHolds(match func(heldCharge) bool, f func()) {
 // released in the tree (a workload that held quota finished, was evicted or
 // deleted) or the structure changes.
 func (s *Scheduler) holdEpoch(q *quota.ClusterQueue) holdMark {
-	return holdMark{release: s.releases[s.treeOf(q.Name())], structVer: s.structChanges, valid: true}
+	var release uint64
+	if rc := s.releases[s.treeOf(q.Name())]; rc != nil {
+		release = rc.now
+	}
+	return holdMark{release: release, structVer: s.structChanges, valid: true}
 }
 
-// noteRelease records that a workload of ClusterQueue cq released its quota.
+// noteRelease records that a workload of ClusterQueue cq released its quota,
+// or another of the events after which Kueue requeues the inadmissible
+// workloads of cq's tree (see park.go); "" is no queue.
 func (s *Scheduler) noteRelease(cq string) {
-	if s.releases == nil {
-		s.releases = map[treeKey]uint64{}
+	if cq == "" {
+		return
 	}
-	s.releases[s.treeOf(cq)]++
+	if s.releases == nil {
+		s.releases = map[treeKey]*releaseCount{}
+	}
+	k := s.treeOf(cq)
+	rc := s.releases[k]
+	if rc == nil {
+		rc = &releaseCount{}
+		s.releases[k] = rc
+	}
+	if rc.cycle != s.cycle {
+		rc.atWalk, rc.cycle = rc.now, s.cycle
+	}
+	rc.now++
 }
 
 // treeOf is the key of cq's tree: its root Cohort, or the queue itself.

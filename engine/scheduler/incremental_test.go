@@ -47,9 +47,11 @@ func TestIncrementalCycleDecidesAsFullCycle(t *testing.T) {
 func TestIncrementalCycleDecidesAsFullCycleOneFlavor(t *testing.T) {
 	var late atomic.Uint64
 	t.Run("seeds", func(t *testing.T) {
-		// Seeds from 5: since the preemption oracle lists the victims in
-		// flight (as Kueue's nomination does), seeds 1-4 wake no queue late.
-		for seed := uint64(5); seed < 5+propertySeeds(t, 4, 3); seed++ {
+		// Seeds from 10: since the preemption oracle lists the victims in
+		// flight (as Kueue's nomination does), seeds 1-4 wake no queue late,
+		// and since a workload whose search failed waits for a release in
+		// its tree (park.go), neither do 5-9 (10, 13, 14 and 15 do).
+		for seed := uint64(10); seed < 10+propertySeeds(t, 4, 3); seed++ {
 			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 				t.Parallel()
 				late.Add(incrementalAgainstFull(t, seed, stream{quiet: seed%3 == 0, oneFlavor: true}))

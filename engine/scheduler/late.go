@@ -128,6 +128,8 @@ func (s *Scheduler) lateWalks() []lateWalk {
 		hd := s.nextContender(rn)
 		for _, p := range w.pops {
 			for hd != nil && p.takenAfter(hd) {
+				// Settled before the preemption: it found no victims.
+				s.park(rn.q, hd.r)
 				hd = s.nextContender(rn)
 			}
 		}
@@ -161,6 +163,7 @@ func (s *Scheduler) nextContender(rn *run) *head {
 		skip := false
 		s.withoutHolds(func() { skip, _ = s.skipFor(rn, e.r) })
 		if skip {
+			s.park(rn.q, e.r) // as the walk at its place would have
 			continue
 		}
 		res, skipped := s.assign(rn.q, e.r, !rn.took)
@@ -168,6 +171,7 @@ func (s *Scheduler) nextContender(rn *run) *head {
 			return nil // walked no further in this cycle (see skipped)
 		}
 		if !res.Fits && !s.contends(rn.q, &res) {
+			s.park(rn.q, e.r)
 			continue
 		}
 		return s.newHead(rn, e.r, res, *s.walk.ver)

@@ -70,7 +70,7 @@ func (s *Scheduler) reduce(q *quota.ClusterQueue, r *record, full flavorassigner
 // assignment a (nil when the assigner found no flavor to preempt in), as
 // Kueue's nomination asks its preemptor for targets.
 func (s *Scheduler) findsVictims(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) bool {
-	if a == nil || !s.canPreempt(q) {
+	if a == nil || !s.canPreempt(q) || s.parkedNow(q, r) {
 		return false
 	}
 	targets, scope, _ := s.findVictims(q, r, a)

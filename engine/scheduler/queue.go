@@ -24,6 +24,8 @@ type pendingList struct {
 	spare []entry
 	// prepares counts the prepares since the last compaction.
 	prepares int
+	// walked is the last cycle that walked the queue (see park.go).
+	walked uint64
 }
 
 // compactEvery is how many prepares without new entries a list goes between

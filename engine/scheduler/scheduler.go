@@ -252,7 +252,10 @@ type Scheduler struct {
 	// found no victims, and releases counts, per tree, the releases of quota
 	// that let a BestEffortFIFO workload hold again (see hold.go).
 	holds    []heldCharge
-	releases map[treeKey]uint64
+	releases map[treeKey]*releaseCount
+	// lastWalkStruct is structChanges as the previous cycle's walks saw
+	// it, and walkStruct as this cycle's do (see park.go).
+	lastWalkStruct, walkStruct uint64
 	// liftedHolds and holdsLifted are releasingHolds' own: the holds it
 	// set aside, and that it has.
 	liftedHolds []types.NamespacedName
@@ -326,6 +329,10 @@ type record struct {
 	shapeFor *workload.Info
 	// heldAt is the release epoch in which it last held quota (hold.go).
 	heldAt holdMark
+	// parked is the release epoch at which its evaluation in cycle
+	// parkedCycle parked it (park.go).
+	parked      holdMark
+	parkedCycle uint64
 	// orderAt is the time it is ordered by in its queue: its creation, or
 	// its eviction for a PodsReady timeout (WaitForPodsReady.OrderByEviction),
 	// or, with NoPrioritySortingWithinCohort, just after its preemption to

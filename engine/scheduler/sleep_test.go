@@ -90,10 +90,12 @@ func TestAdmissionInQueueWakesItForPreemption(t *testing.T) {
 // searches after it in the same cycle, so a sleeping queue later in name order
 // that this room may help is walked at its place, as a walk of every queue
 // would: z's workload, which failed to make room in its own queue before,
-// preempts in the same cycle as a's reclaim.
+// and which a requeue event in the tree took out of Kueue's inadmissible
+// list (park.go), preempts in the same cycle as a's reclaim.
 func TestPreemptionInCycleWakesLaterSleepingQueue(t *testing.T) {
 	// Freeing L alone leaves Z 2 short: no victims, z sleeps.
 	s := reclaimWorld(t, Options{}, never)
+	requeueInTree(t, s)
 	apply(t, s, job("a", "A", 2, 0).Obj())
 	ds := s.Cycle(now)
 	if got := victimNames(ds); got != "L:InClusterQueue,V:InCohortReclamation" {
@@ -152,6 +154,17 @@ func reclaimWorld(t *testing.T, opts Options, zReclaim kueue.PreemptionPolicy) *
 	return s
 }
 
+// requeueInTree makes a requeue event in reclaimWorld's tree that frees no
+// quota: a pending workload of b is deleted (Kueue's workload controller
+// requeues the tree's inadmissible workloads then too). z stays asleep, and
+// Z, parked since its first evaluation, may search again.
+func requeueInTree(t *testing.T, s *Scheduler) {
+	t.Helper()
+	apply(t, s, job("b", "gone", 1, 0).Obj())
+	mustPending(t, s.Cycle(now), "gone", ReasonInsufficientQuotaInCohort)
+	s.DeleteWorkload(key("b", "gone"))
+}
+
 // oracleWorld is reclaimWorld with z reclaiming Any: it holds no quota for
 // Z, so its sleep rests on the search alone.
 func oracleWorld(t *testing.T, opts Options) *Scheduler {
@@ -191,10 +204,12 @@ func TestQueueStaysAwakeWhenTheOracleChoseAFlavor(t *testing.T) {
 
 // A preemption made during a cycle counts its victims as gone for the
 // searches after it: z, asleep since its workload found no victims in z
-// itself, is caught up at a's reclaim and its workload preempts in the same
-// cycle, as in a walk of every queue (late.go).
+// itself, is caught up at a's reclaim and its workload, out of Kueue's
+// inadmissible list since a requeue event, preempts in the same cycle, as in
+// a walk of every queue (late.go).
 func TestPreemptionInCycleCatchesUpSleepingQueue(t *testing.T) {
 	s := oracleWorld(t, Options{})
+	requeueInTree(t, s)
 	if sl := s.sleeperOf(mustCQ(t, s, "z")); sl == nil || !sl.searched {
 		t.Fatalf("z does not sleep with its search: %+v", sl)
 	}
@@ -207,6 +222,7 @@ func TestPreemptionInCycleCatchesUpSleepingQueue(t *testing.T) {
 		t.Fatalf("%d queues woken late, want 1 (z)", s.lateWakes)
 	}
 	full := oracleWorld(t, Options{DisableIncrementalCycle: true})
+	requeueInTree(t, full)
 	apply(t, full, job("a", "A", 2, 0).Obj())
 	if want := victimNames(full.Cycle(now)); want != victimNames(ds) {
 		t.Fatalf("the full walk preempted %q, the incremental cycle %q", want, victimNames(ds))

@@ -154,6 +154,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	}
 	for _, rn := range runs {
 		if !rn.slept {
+			s.noteWalked(rn)
 			s.settleSleep(rn.q, &rn.outcome)
 		}
 	}
@@ -190,6 +191,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		}
 		if skip {
 			// Still gets no flavor: its last Pending stands.
+			s.park(rn.q, e.r)
 			rn.outcome.noteUnfit(blockers)
 			if rn.strict {
 				return s.blockRest(rn, e.r, out)
@@ -237,13 +239,23 @@ const overlappingTargetsMessage = "Workload has overlapping preemption targets w
 // cycle get what is left; it holds, if it must, from the next cycle on
 // (seed 3, scenario 10 of the fair-sharing runs in docs/kueue-decisions.md).
 func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, holdNow bool, out []Decision) ([]Decision, bool) {
-	out, preempted, scope, own := s.tryPreempt(rn.q, r, res, !rn.took, out)
+	var preempted bool
+	var scope searchScope
+	var own *need
+	if s.parkedNow(rn.q, r) {
+		// Kueue's inadmissible list: no search before the next release.
+		scope, own = s.parkedScope(rn.q, r, res)
+	} else {
+		out, preempted, scope, own = s.tryPreempt(rn.q, r, res, !rn.took, out)
+	}
 	if preempted {
+		s.unpark(r)
 		rn.outcome.active = true
 		rn.took = true
 		return out, true
 	}
 	if scope == scopeOverlap {
+		s.unpark(r)
 		rn.outcome.active = true
 		return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason,
 			Message: overlappingTargetsMessage})), false
@@ -252,6 +264,12 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 		rn.outcome.active = true
 		return append(out, Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonWaitingForPreemption,
 			Message: "fits once the workloads being evicted have let go of their quota"}), true
+	}
+	if holdNow && scope != scopeContended {
+		s.park(rn.q, r)
+	} else {
+		// Skipped for the cycle: Kueue requeues it at once.
+		s.unpark(r)
 	}
 	held := false
 	switch {
@@ -361,6 +379,7 @@ const skippedMessage = "Workload no longer fits after processing another workloa
 // Kueue requeues it at the head of its queue, and awake for the next.
 func (s *Scheduler) skipped(rn *run, r *record, out []Decision) []Decision {
 	rn.outcome.active = true
+	s.unpark(r)
 	out = append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(),
 		Reason: ReasonInsufficientQuotaInCohort, Message: skippedMessage}))
 	if rn.strict {

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -43,6 +44,15 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 	if r.holdsQuota() {
 		prevCQ = r.admission.ClusterQueue
 	}
+	// Kueue requeues a tree's inadmissible workloads when one of its
+	// pending workloads finishes or is deactivated, and when an admitted
+	// one's priority changes (park.go).
+	pendingCQ, wasActive, prevPriority := s.pendingCQ(r), r.info != nil && r.info.Active, r.priority
+	// An update that changes nothing the engine reads (the scheduler's own
+	// Pending condition, say) leaves a pending workload parked, as Kueue
+	// updates a workload of its inadmissible list in place.
+	unchanged := prev == StatePending && r.info != nil && reflect.DeepEqual(*r.info, *info)
+	parked, parkedCycle, heldAt := r.parked, r.parkedCycle, r.heldAt
 	s.detach(r)
 	r.setInfo(info)
 	if s.opts.NoPrioritySortingWithinCohort && !info.ReclaimedWhileBorrowingAt.IsZero() {
@@ -67,7 +77,11 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		s.cache.Release(info.Key)
 		r.state, r.admission = StateFinished, nil
 		s.noteRelease(prevCQ)
+		s.noteRelease(pendingCQ)
 	case info.Admission != nil:
+		if prevCQ != "" && prevPriority != r.priority {
+			s.noteRelease(prevCQ)
+		}
 		if !info.QuotaReservedAt.IsZero() || prev != StateAssumed {
 			r.admittedAt = info.QuotaReservedAt
 		}
@@ -86,7 +100,13 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		s.cache.Release(info.Key)
 		r.admission = nil
 		s.enqueue(r)
+		if unchanged {
+			r.parked, r.parkedCycle, r.heldAt = parked, parkedCycle, heldAt
+		}
 		s.noteRelease(prevCQ)
+		if wasActive && !info.Active {
+			s.noteRelease(pendingCQ)
+		}
 	}
 	return nil
 }
@@ -170,10 +190,23 @@ func (s *Scheduler) remove(r *record) {
 	if r.holdsQuota() {
 		s.noteRelease(r.admission.ClusterQueue)
 	}
+	s.noteRelease(s.pendingCQ(r))
 	s.detach(r)
 	s.cache.Release(r.info.Key)
 	delete(s.workloads, r.info.Key)
 	r.state = StateFinished
+}
+
+// pendingCQ is the ClusterQueue r is pending in, "" when it is not pending
+// or its LocalQueue does not exist.
+func (s *Scheduler) pendingCQ(r *record) string {
+	if r.state != StatePending {
+		return ""
+	}
+	if lq, ok := s.localQueues[r.lq]; ok {
+		return lq.cq
+	}
+	return ""
 }
 
 // enqueue makes r pending in its LocalQueue and, if that exists, in its
@@ -184,6 +217,7 @@ func (s *Scheduler) enqueue(r *record) {
 		s.backoff[r.info.Key] = r
 	}
 	r.heldAt = holdMark{} // a workload queued again is tried afresh
+	r.parked = holdMark{}
 	m, ok := s.pendingByLQ[r.lq]
 	if !ok {
 		m = map[types.NamespacedName]*record{}

@@ -28,9 +28,11 @@ import (
 // Starting every event from Kueue's own state, rather than from the engine's
 // previous answer, keeps one difference from hiding all later ones, and keeps
 // the times Kueue orders preemption candidates by (second-resolution
-// QuotaReserved times, then UIDs) the same on both sides. The first cycles
-// also leave the engine as Kueue's queues were: a BestEffortFIFO workload
-// that does not fit is parked until quota is released in its tree.
+// QuotaReserved times, then UIDs) the same on both sides. The engine is told
+// which workloads Kueue holds in its inadmissible lists (parkedByKueue,
+// ParkWorkload): they run no preemption search before a release, as in
+// Kueue. A creation is played on that engine; only if it preempts, releasing
+// quota, is it played again in the two steps below.
 //
 // Kueue requeues parked workloads in a batch one second after quota is
 // released (requeueBatchPeriod in pkg/cache/queue), while a StrictFIFO head
@@ -55,6 +57,19 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	if err != nil {
 		return "", nil, nil, err
 	}
+	bestEffort := map[string]bool{}
+	for _, lq := range sc.lqs {
+		for _, cq := range sc.cqs {
+			if cq.Name == string(lq.Spec.ClusterQueue) {
+				bestEffort[lq.Name] = cq.Spec.QueueingStrategy != kueue.StrictFIFO
+			}
+		}
+	}
+	for i := range step.before {
+		if wl := &step.before[i]; parkedByKueue(wl, bestEffort) {
+			s.ParkWorkload(types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name})
+		}
+	}
 	after = maps.Clone(before)
 	var skipping map[string]bool
 	if evicted, skipping, err = settleEngine(s, now, after, sc.fullCount); err != nil {
@@ -63,12 +78,19 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	if diff := stepDiff(before, after, nil, evicted); diff != "" {
 		return "before the event, from Kueue's settled state: " + diff, nil, nil, nil
 	}
-	bestEffort := map[string]bool{}
-	for _, lq := range sc.lqs {
-		for _, cq := range sc.cqs {
-			if cq.Name == string(lq.Spec.ClusterQueue) {
-				bestEffort[lq.Name] = cq.Spec.QueueingStrategy != kueue.StrictFIFO
-			}
+	if step.created != nil {
+		// The settled engine has parked what Kueue has parked (park.go).
+		// A creation releases nothing: unless it preempts, they stay parked.
+		created := maps.Clone(after)
+		if err := s.UpsertWorkload(step.created); err != nil {
+			return "", nil, nil, err
+		}
+		ev, _, err := settleEngine(s, now.Add(time.Second), created, sc.fullCount)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		if len(ev) == 0 {
+			return "", created, nil, nil
 		}
 	}
 	var parked []*kueue.Workload
@@ -124,6 +146,20 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	evicted = append(evicted, more...)
 	sort.Strings(evicted)
 	return "", after, evicted, nil
+}
+
+// parkedByKueue tells whether Kueue's settled state has the workload in its
+// queue's inadmissible list: pending in a BestEffortFIFO queue, evaluated
+// (a QuotaReserved=False condition) and not skipped for another's sake, which
+// Kueue keeps in the heap for another try (see inHeap). The engine rebuilt
+// from that state is told so (ParkWorkload): it would otherwise take every
+// such workload as new, and let it preempt where Kueue waits for a release.
+func parkedByKueue(wl *kueue.Workload, bestEffort map[string]bool) bool {
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+	return admissionOf(wl) == "" && bestEffort[string(wl.Spec.QueueName)] &&
+		!apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) &&
+		c != nil && c.Status == metav1.ConditionFalse && !strings.HasPrefix(c.Message, kueueSkippedMessage) &&
+		!strings.HasPrefix(c.Message, "Workload has overlapping preemption targets with another workload")
 }
 
 // inHeap guesses whether Kueue keeps the pending workload in its queue's
@@ -189,9 +225,14 @@ func replayEngine(opts scheduler.Options, sc *scenario, wls []kueue.Workload, sk
 func settleEngine(s *scheduler.Scheduler, now time.Time, held map[string]string, full func(name string) int32) (evicted []string, skipping map[string]bool, err error) {
 	// A scenario has a few workloads: a few hundred cycles mean the
 	// engine is going round in circles.
+	return settleEngineWithin(s, now, held, full, engineCycleLimit)
+}
+
+// settleEngineWithin is settleEngine giving up after limit cycles.
+func settleEngineWithin(s *scheduler.Scheduler, now time.Time, held map[string]string, full func(name string) int32, limit int) (evicted []string, skipping map[string]bool, err error) {
 	var recent []string
 	for cycle := 0; ; cycle++ {
-		if cycle == engineCycleLimit {
+		if cycle == limit {
 			return nil, nil, &engineUnsettled{cycles: cycle, last: recent}
 		}
 		changed := false

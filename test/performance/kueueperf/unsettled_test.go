@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	config "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -18,9 +19,12 @@ import (
 // reason to stop the run: settleEngine gives up after engineCycleLimit cycles
 // with an engineUnsettled that shows the last cycles' decisions. The world is
 // dec-68's s33-8 after w05 finished (fair sharing, partial admission), where
-// the engine's w12 and w06 preempt each other (docs/kueue-decisions.md: Kueue
-// parks w12 and never gets there; the engine does not park). Once the engine
-// parks as Kueue does, this test needs another world that keeps deciding.
+// the engine used to keep deciding: it let w12 preempt as soon as w07's
+// admission made that possible, and w12 and w06 then preempted each other for
+// ever. Like Kueue, it now admits w07 and leaves w12 parked until a release
+// (docs/kueue-decisions.md). A requeue event that frees nothing (a pending
+// workload deleted) then lets w12 preempt, which settleEngineWithin, given a
+// limit of one cycle, reports.
 func TestSettleEngineReportsAnEngineThatKeepsDeciding(t *testing.T) {
 	cpu, mem := corev1.ResourceCPU, corev1.ResourceMemory
 	s := scheduler.New(scheduler.Options{FairSharing: &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{
@@ -59,16 +63,24 @@ func TestSettleEngineReportsAnEngineThatKeepsDeciding(t *testing.T) {
 	must(s.UpsertWorkload(wl("w06", "lq1", 0, 1, "2", "2Gi").ReserveQuotaAs("cq1", map[corev1.ResourceName]string{cpu: "f1", mem: "m1"}).Obj()))
 	must(s.UpsertWorkload(withMin(wl("w07", "lq1", 20, 3, "3", "").Obj(), 1)))
 	must(s.UpsertWorkload(withMin(wl("w12", "lq3", 0, 3, "2", "3Gi").Obj(), 2)))
+	must(s.UpsertWorkload(wl("never", "lq3", 0, 1, "100", "").Obj()))
 
-	_, _, err := settleEngine(s, time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC), map[string]string{}, func(string) int32 { return 3 })
+	start := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	held := map[string]string{}
+	evicted, _, err := settleEngine(s, start, held, func(string) int32 { return 3 })
+	if err != nil || len(evicted) != 0 || held["w07"] == "" || held["w12"] != "" {
+		t.Fatalf("before the requeue event: evicted %v, held %v, err %v; want w07 admitted, w12 parked, nothing evicted", evicted, held, err)
+	}
+	s.DeleteWorkload(types.NamespacedName{Namespace: "ns", Name: "never"})
+	_, _, err = settleEngineWithin(s, start.Add(time.Second), held, func(string) int32 { return 3 }, 1)
 	var u *engineUnsettled
 	if !errors.As(err, &u) {
-		t.Fatalf("settleEngine = %v; want an engineUnsettled", err)
+		t.Fatalf("settleEngineWithin = %v; want an engineUnsettled", err)
 	}
-	if u.cycles != engineCycleLimit || len(u.last) != engineCyclesShown {
-		t.Fatalf("gave up after %d cycles showing %d; want %d and the last %d", u.cycles, len(u.last), engineCycleLimit, engineCyclesShown)
+	if u.cycles != 1 || len(u.last) != 1 {
+		t.Fatalf("gave up after %d cycles showing %d; want 1 and the last 1", u.cycles, len(u.last))
 	}
-	if msg := u.Error(); !strings.Contains(msg, "evict w12 for w06") || !strings.Contains(msg, "evict w06 for w12") {
-		t.Errorf("report %q; want the preemptions going round", msg)
+	if msg := u.Error(); !strings.Contains(msg, "cycle 0: evict w06 for w12") {
+		t.Errorf("report %q; want w12's preemption", msg)
 	}
 }

@@ -1,0 +1,154 @@
+package scheduler
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	. "quokka.dev/quokka/engine/enginetest"
+)
+
+// parkWorld is Cohort c with one flavor of 5 cpu: a (nominal 2) reclaims
+// lower priorities within the Cohort, x (nominal 2) is at its nominal quota
+// with x0 (priority 0), b (nominal 0) borrows a's 2 with b100 (priority 100),
+// and y lends its 1. a's a10 (2 cpu, priority 10) would reclaim, but the
+// only borrower runs a higher priority: its search finds no victims, and
+// Kueue parks it in a's inadmissible list.
+func parkWorld(t *testing.T, opts Options) *Scheduler {
+	t.Helper()
+	s := world(t, opts, MakeFlavor("default").Obj(),
+		MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "2").Preemption(lower, never).Obj(),
+		MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
+		MakeClusterQueue("x").Cohort("c").Quota("default", "cpu", "2").Preemption(never, never).Obj(),
+		MakeClusterQueue("y").Cohort("c").Quota("default", "cpu", "1").Preemption(never, never).Obj(),
+		MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(),
+		MakeLocalQueue("x", "lq", "x").Obj(), MakeLocalQueue("y", "lq", "y").Obj())
+	admitted(t, s, "x", job("x", "x0", 2, 0))
+	admitted(t, s, "b", job("b", "b100", 2, 100))
+	apply(t, s, job("a", "a10", 2, 10).Obj())
+	for i := 0; i < 2; i++ { // the second cycle is the one WantsCycle asks for
+		ds := s.Cycle(now)
+		if len(admits(ds)) != 0 || len(preempts(ds)) != 0 {
+			t.Fatalf("cycle %d decided %v, want a10 to wait", i+1, ds)
+		}
+	}
+	return s
+}
+
+// Kueue v0.17.0: a BestEffortFIFO workload whose cycle found it
+// inadmissible waits in its queue's inadmissible list until a requeue event
+// (QueueAssociatedInadmissibleWorkloadsAfter: quota released in its tree);
+// an admission is none. Here x's new x5 borrows y's 1 cpu, which makes x a
+// borrower whose x0 a10 could reclaim, and the engine used to preempt x0 in
+// the next cycle. Kueue waits for a release: b100 finishing frees a's 2 cpu
+// and a10 is admitted without evicting anyone. The incremental cycle and the
+// walk of every queue decide alike.
+func TestParkedWorkloadDoesNotPreemptBeforeARelease(t *testing.T) {
+	for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
+		s := parkWorld(t, opts)
+		apply(t, s, job("x", "x5", 1, 5).Obj())
+		if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"x5"}) {
+			t.Fatalf("incremental=%v: admitted %v, want x5 borrowing y's quota", !opts.DisableIncrementalCycle, got)
+		}
+		for i := 0; i < 3; i++ {
+			if ds := s.Cycle(now.Add(time.Duration(i+1) * time.Second)); len(preempts(ds)) != 0 {
+				t.Fatalf("incremental=%v: a10 preempted %s without a release in its tree", !opts.DisableIncrementalCycle, victimNames(ds))
+			}
+		}
+		s.FinishWorkload(key("b", "b100"))
+		ds := s.Cycle(now.Add(5 * time.Second))
+		if got := admittedNames(ds); !slices.Equal(got, []string{"a10"}) || len(preempts(ds)) != 0 {
+			t.Fatalf("incremental=%v: after b100 finished, decisions %v, want a10 admitted without preemption", !opts.DisableIncrementalCycle, ds)
+		}
+	}
+}
+
+// Kueue's other requeue events take a parked workload out of the
+// inadmissible list too, though they free no quota: a pending workload of
+// the tree deleted or deactivated (its workload controller's delete and
+// "finished or inactive" cases), an admitted one's priority changed. After
+// each, a10 searches again and reclaims x0 from the borrowing x.
+func TestRequeueEventsUnparkWithoutFreeingQuota(t *testing.T) {
+	events := map[string]func(t *testing.T, s *Scheduler){
+		"pending workload deleted": func(t *testing.T, s *Scheduler) {
+			s.DeleteWorkload(key("y", "waiting"))
+		},
+		"pending workload deactivated": func(t *testing.T, s *Scheduler) {
+			apply(t, s, job("y", "waiting", 9, 0).Active(false).Obj())
+		},
+		"admitted workload's priority changed": func(t *testing.T, s *Scheduler) {
+			admitted(t, s, "b", job("b", "b100", 2, 90))
+		},
+	}
+	for _, name := range []string{"pending workload deleted", "pending workload deactivated", "admitted workload's priority changed"} {
+		for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
+			t.Run(name, func(t *testing.T) {
+				s := parkWorld(t, opts)
+				apply(t, s, job("y", "waiting", 9, 0).Obj()) // never fits
+				apply(t, s, job("x", "x5", 1, 5).Obj())
+				if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"x5"}) {
+					t.Fatalf("admitted %v, want x5", got)
+				}
+				if ds := s.Cycle(now.Add(time.Second)); len(preempts(ds)) != 0 {
+					t.Fatalf("a10 preempted %s while parked", victimNames(ds))
+				}
+				events[name](t, s)
+				ds := s.Cycle(now.Add(2 * time.Second))
+				if got := victimNames(ds); got != "x0:InCohortReclamation" {
+					t.Fatalf("incremental=%v: victims %q, want x0:InCohortReclamation (decisions %v)", !opts.DisableIncrementalCycle, got, ds)
+				}
+			})
+		}
+	}
+}
+
+// A StrictFIFO head is tried again in every cycle (Kueue requeues it at
+// once): it is never parked, and reclaims as soon as x borrows, here with
+// x5 admitted by another scheduler's hand (an admission, not a release).
+func TestStrictFIFOHeadIsNotParked(t *testing.T) {
+	for _, strategy := range []kueue.QueueingStrategy{kueue.StrictFIFO, kueue.BestEffortFIFO} {
+		s := world(t, Options{}, MakeFlavor("default").Obj(),
+			MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "2").Preemption(lower, never).Strategy(strategy).Obj(),
+			MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
+			MakeClusterQueue("x").Cohort("c").Quota("default", "cpu", "2").Preemption(never, never).Obj(),
+			MakeClusterQueue("y").Cohort("c").Quota("default", "cpu", "1").Preemption(never, never).Obj(),
+			MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(),
+			MakeLocalQueue("x", "lq", "x").Obj(), MakeLocalQueue("y", "lq", "y").Obj())
+		admitted(t, s, "x", job("x", "x0", 2, 0))
+		admitted(t, s, "b", job("b", "b100", 2, 100))
+		apply(t, s, job("a", "a10", 2, 10).Obj())
+		if ds := s.Cycle(now); len(preempts(ds)) != 0 {
+			t.Fatalf("%s: preempted %s with no borrower of lower priority", strategy, victimNames(ds))
+		}
+		apply(t, s, job("x", "x5", 1, 5).ReserveQuota("x", "default").QuotaReservedAt(time.Minute).Obj())
+		want := "x0:InCohortReclamation"
+		if strategy == kueue.BestEffortFIFO {
+			want = "" // parked until a release
+		}
+		if got := victimNames(s.Cycle(now.Add(time.Second))); got != want {
+			t.Fatalf("%s: victims %q, want %q", strategy, got, want)
+		}
+	}
+}
+
+// Kueue updates a workload of its inadmissible list in place when nothing it
+// schedules by changed (ClusterQueue.PushOrUpdate: same spec, reclaimable
+// pods, Evicted and Requeued conditions): the manager's own status writes,
+// which come back as updates, do not take a parked workload out. A change of
+// its spec does.
+func TestUnchangedUpdateKeepsAWorkloadParked(t *testing.T) {
+	s := parkWorld(t, Options{})
+	apply(t, s, job("x", "x5", 1, 5).Obj())
+	if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"x5"}) {
+		t.Fatalf("admitted %v, want x5", got)
+	}
+	apply(t, s, job("a", "a10", 2, 10).Obj()) // the same workload, as the informer brings it back
+	if ds := s.Cycle(now.Add(time.Second)); len(preempts(ds)) != 0 {
+		t.Fatalf("an unchanged update unparked a10: it preempted %s", victimNames(ds))
+	}
+	apply(t, s, job("a", "a10", 2, 11).Obj()) // its priority changed
+	if got := victimNames(s.Cycle(now.Add(2 * time.Second))); got != "x0:InCohortReclamation" {
+		t.Fatalf("victims %q after a10's spec changed, want x0:InCohortReclamation", got)
+	}
+}
