@@ -65,6 +65,7 @@ func (s *Scheduler) ParkWorkload(key types.NamespacedName) {
 	}
 	if q, ok := s.cache.ClusterQueue(lq.cq); ok {
 		s.park(q, r)
+		r.heldAt = r.parked // nor does it hold quota before then (hold.go)
 	}
 }
 

@@ -39,7 +39,9 @@ import (
 // A queue does not sleep when its outcome depends on the rest of its tree in a
 // way these triggers do not see: a workload whose preemption search ran and
 // found no victims where other queues may give some (another queue may start
-// to borrow), one whose flavor the preemption oracle chose among several,
+// to borrow), unless it is parked (park.go: it searches again only after a
+// release in its tree, which wakes the queue as a holder's), one whose flavor
+// the preemption oracle chose among several,
 // fair sharing's searches, or a lendingLimit on its chain (unused guaranteed
 // quota is not seen at the root). A search that only the queue's own
 // workloads can serve lets it sleep (see settleUnfit and late.go).
@@ -414,6 +416,10 @@ type runOutcome struct {
 	needs []need
 	// searched is true when an unfit workload's preemption search ran.
 	searched bool
+	// parked is true when an unfit workload that other queues may give
+	// victims is parked: the queue wakes at the next release in its tree,
+	// as a holder's does (park.go).
+	parked bool
 }
 
 // noteUnfit records a workload that did not fit and got no flavor at all,
@@ -450,7 +456,8 @@ func (s *Scheduler) settleSleep(q *quota.ClusterQueue, o *runOutcome) {
 		s.wake(name)
 		return
 	}
-	sl := &sleeper{q: q, holds: o.holds, needs: slices.Clone(o.needs), searched: o.searched}
+	// A parked workload wakes its queue at a release as a holder does.
+	sl := &sleeper{q: q, holds: o.holds || o.parked, needs: slices.Clone(o.needs), searched: o.searched}
 	if sl.holds {
 		sl.heldAt = s.holdEpoch(q)
 		s.sleep.holders[name] = sl

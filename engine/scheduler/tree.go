@@ -265,7 +265,8 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 		return append(out, Pending{Workload: r.info.Key, LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: ReasonWaitingForPreemption,
 			Message: "fits once the workloads being evicted have let go of their quota"}), true
 	}
-	if holdNow && scope != scopeContended {
+	parked := holdNow && scope != scopeContended && !rn.strict
+	if parked {
 		s.park(rn.q, r)
 	} else {
 		// Skipped for the cycle: Kueue requeues it at once.
@@ -299,8 +300,19 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	// oracle judged the one assignment there is, which the search settles.
 	// A workload that may be admitted with fewer pods keeps its queue
 	// awake too: its needs are those of all its pods (see partial.go).
-	rn.outcome.active = rn.outcome.active || scope == scopeTree || scope == scopeContended ||
-		(res.Oracled && !s.sleepsSearched(rn, res)) || s.partialOK(r)
+	// A parked workload searches no more before a release in its tree,
+	// which wakes its queue (see park.go): what the rest of the tree does
+	// meanwhile cannot make it preempt, and it fits only once its tree
+	// has room for one of its blockers, which they wake the queue for. A
+	// preemption in the cycle may still let it fit once the victims are
+	// gone (deferFit): its queue sleeps only where late.go can catch it
+	// up then.
+	treeBound := scope == scopeTree || (res.Oracled && !s.sleepsSearched(rn, res))
+	parkedAsleep := parked && treeBound && s.sleepsSearched(rn, res)
+	if parkedAsleep {
+		rn.outcome.parked = true
+	}
+	rn.outcome.active = rn.outcome.active || (treeBound && !parkedAsleep) || scope == scopeContended || s.partialOK(r)
 	if res.Preemption != nil && s.canPreempt(rn.q) {
 		// Its search may find victims once a preemption of this cycle
 		// frees room in the tree (see lateWalks).
