@@ -138,10 +138,26 @@ func (s *Scheduler) noteWalked(rn *run) {
 
 // parkedScope is what a parked workload's search would depend on, had it
 // run (see scopeOf): the queue's sleep follows it as if the search had
-// found nothing, which it would not run before the next release.
-func (s *Scheduler) parkedScope(q *quota.ClusterQueue, r *record, res *flavorassigner.Result) (scope searchScope, own *need) {
+// found nothing, which it would not run before the next release. A queue
+// already walked next cycle whatever the answer, and worlds where scopeOf
+// answers scopeTree throughout, need no answer; equal workloads of the
+// queue at one epoch share it, as failed searches do.
+func (s *Scheduler) parkedScope(rn *run, r *record, res *flavorassigner.Result) (scope searchScope, own *need) {
+	q := rn.q
 	if res.Preemption == nil || !s.canPreempt(q) {
 		return scopeNone, nil
+	}
+	if rn.outcome.active || s.opts.DisableIncrementalCycle || s.strategies != nil || s.rulesOf(q) != nil {
+		return scopeTree, nil
+	}
+	memo := failedSearch{epoch: s.viewEpoch(), priority: r.priority, usage: res.Preemption.Usage, unsearched: true}
+	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority
+	if remember {
+		for _, f := range s.failedPreemption[q.Name()] {
+			if f.same(memo) {
+				return f.scope, f.own
+			}
+		}
 	}
 	find := func() { scope, own = s.scopeOf(q, r, res.Preemption) }
 	s.withoutHolds(func() {
@@ -151,6 +167,10 @@ func (s *Scheduler) parkedScope(q *quota.ClusterQueue, r *record, res *flavorass
 			s.withVictimsGone(find)
 		}
 	})
+	if remember {
+		memo.scope, memo.own = scope, own
+		s.rememberFailed(q.Name(), memo)
+	}
 	return scope, own
 }
 

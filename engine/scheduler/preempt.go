@@ -410,7 +410,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
 	if remember {
 		for _, f := range s.failedPreemption[q.Name()] {
-			if f.same(memo) {
+			if !f.unsearched && f.same(memo) {
 				return out, false, f.scope, f.own
 			}
 		}
@@ -518,6 +518,9 @@ type failedSearch struct {
 	// scope and own are what the search depended on (see scopeOf).
 	scope searchScope
 	own   *need
+	// unsearched marks the scope of a parked workload, whose search did
+	// not run (see parkedScope): it answers no search.
+	unsearched bool
 }
 
 // maxRememberedPerQueue bounds the failed searches (and deferred-fit misses,

@@ -244,7 +244,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	var own *need
 	if s.parkedNow(rn.q, r) {
 		// Kueue's inadmissible list: no search before the next release.
-		scope, own = s.parkedScope(rn.q, r, res)
+		scope, own = s.parkedScope(rn, r, res)
 	} else {
 		out, preempted, scope, own = s.tryPreempt(rn.q, r, res, !rn.took, out)
 	}
