@@ -99,12 +99,12 @@ func (s *Scheduler) afsKey(key types.NamespacedName) int64 {
 // record is newer than any status it wrote. The clock starts at the next
 // sample, as in Kueue, so that the time the manager was away does not decay
 // the history.
-func (s *Scheduler) seedAFS(key types.NamespacedName, lq *kueue.LocalQueue) {
+func (s *Scheduler) seedAFS(key types.NamespacedName, lq *kueue.LocalQueue) bool {
 	if s.afs == nil || lq.Status.FairSharing == nil || lq.Status.FairSharing.AdmissionFairSharingStatus == nil {
-		return
+		return false
 	}
 	if _, ok := s.afs.usage[key]; ok {
-		return
+		return false
 	}
 	u := afs.NewUsage()
 	for name, q := range lq.Status.FairSharing.AdmissionFairSharingStatus.ConsumedResources {
@@ -117,4 +117,5 @@ func (s *Scheduler) seedAFS(key types.NamespacedName, lq *kueue.LocalQueue) {
 		u.Seed(resources.Requests{name: v})
 	}
 	s.afs.usage[key] = u
+	return true
 }

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -9,48 +10,118 @@ import (
 
 // UpsertResourceFlavor adds or updates a flavor; queues that were inactive for
 // lack of it become active.
+//
+// An upsert that changes nothing the engine reads (see seen.go) does nothing.
 func (s *Scheduler) UpsertResourceFlavor(rf *kueue.ResourceFlavor) {
+	k, read := seenKey{kind: "ResourceFlavor", name: rf.Name}, flavorRead{Meta: metaReadOf(&rf.ObjectMeta), Spec: rf.Spec.DeepCopy()}
+	if s.unchanged(k, read) {
+		return
+	}
 	s.wakeAll()
 	s.cache.UpsertResourceFlavor(rf)
+	s.remember(k, read)
+}
+
+// flavorRead is what the engine reads of a ResourceFlavor.
+type flavorRead struct {
+	Meta metaRead
+	Spec *kueue.ResourceFlavorSpec
+}
+
+// metaRead is what the engine may read of an object's metadata: its labels
+// and annotations (a PreemptionConfig's name, say) and whether it is being
+// deleted.
+type metaRead struct {
+	Labels, Annotations map[string]string
+	Terminating         bool
+}
+
+func metaReadOf(m *metav1.ObjectMeta) metaRead {
+	return metaRead{Labels: copyLabels(m.Labels), Annotations: copyLabels(m.Annotations), Terminating: m.DeletionTimestamp != nil}
 }
 
 // DeleteResourceFlavor removes a flavor; queues that use it become inactive.
 func (s *Scheduler) DeleteResourceFlavor(name string) {
 	s.wakeAll()
+	s.forget(seenKey{kind: "ResourceFlavor", name: name})
 	s.cache.DeleteResourceFlavor(name)
 }
 
 // UpsertClusterQueue adds or updates a ClusterQueue. The error, for a quantity
 // that cannot be converted, names the field path; the previous state is kept.
+// An upsert that changes neither its spec nor its status.effectiveQuotas
+// does nothing (see seen.go).
 func (s *Scheduler) UpsertClusterQueue(cq *kueue.ClusterQueue) error {
+	k := seenKey{kind: "ClusterQueue", name: cq.Name}
+	read := queueRead{Meta: metaReadOf(&cq.ObjectMeta), Spec: cq.Spec.DeepCopy(), Effective: cq.Status.EffectiveQuotas.DeepCopy()}
+	if s.unchanged(k, read) {
+		return nil
+	}
 	s.wakeAll()
-	return s.cache.UpsertClusterQueue(cq)
+	if err := s.cache.UpsertClusterQueue(cq); err != nil {
+		return err
+	}
+	s.remember(k, read)
+	return nil
+}
+
+// queueRead is what the engine reads of a ClusterQueue; its fields are
+// exported for equality.Semantic, which compares no unexported ones.
+type queueRead struct {
+	Meta      metaRead
+	Spec      *kueue.ClusterQueueSpec
+	Effective *kueue.EffectiveQuotas
 }
 
 // DeleteClusterQueue removes a ClusterQueue. Its pending workloads wait with
 // ClusterQueueNotFound; admitted ones keep their charge in case it returns.
 func (s *Scheduler) DeleteClusterQueue(name string) {
 	s.wakeAll()
+	s.forget(seenKey{kind: "ClusterQueue", name: name})
 	s.cache.DeleteClusterQueue(name)
 }
 
-// UpsertCohort adds or updates a Cohort.
+// UpsertCohort adds or updates a Cohort. An upsert that changes neither its
+// spec nor its status.effectiveQuotas does nothing (see seen.go).
 func (s *Scheduler) UpsertCohort(c *kueue.Cohort) error {
+	k := seenKey{kind: "Cohort", name: c.Name}
+	read := cohortRead{Meta: metaReadOf(&c.ObjectMeta), Spec: c.Spec.DeepCopy(), Effective: c.Status.EffectiveQuotas.DeepCopy()}
+	if s.unchanged(k, read) {
+		return nil
+	}
 	s.wakeAll()
-	return s.cache.UpsertCohort(c)
+	if err := s.cache.UpsertCohort(c); err != nil {
+		return err
+	}
+	s.remember(k, read)
+	return nil
+}
+
+// cohortRead is what the engine reads of a Cohort (fields exported as
+// queueRead's).
+type cohortRead struct {
+	Meta      metaRead
+	Spec      *kueue.CohortSpec
+	Effective *kueue.EffectiveQuotas
 }
 
 // DeleteCohort removes a Cohort object; it stays implicit while referenced.
 func (s *Scheduler) DeleteCohort(name string) {
 	s.wakeAll()
+	s.forget(seenKey{kind: "Cohort", name: name})
 	s.cache.DeleteCohort(name)
 }
 
 // UpsertNamespace records a namespace's labels for namespaceSelectors. A
-// namespace never upserted has no labels.
+// namespace never upserted has no labels. The same labels again change
+// nothing.
 func (s *Scheduler) UpsertNamespace(name string, lbls map[string]string) {
+	set := labels.Set(copyLabels(lbls))
+	if old, ok := s.namespaces[name]; ok && labels.Equals(old, set) {
+		return
+	}
 	s.wakeAll()
-	s.namespaces[name] = labels.Set(copyLabels(lbls))
+	s.namespaces[name] = set
 }
 
 // DeleteNamespace forgets a namespace's labels.
@@ -60,10 +131,20 @@ func (s *Scheduler) DeleteNamespace(name string) {
 }
 
 // UpsertLocalQueue adds or updates a LocalQueue. Pending workloads that name it
-// join its ClusterQueue's queue.
+// join its ClusterQueue's queue. An upsert that does not change its spec
+// changes nothing but, under admission fair sharing, the usage a LocalQueue
+// new to the engine starts from (see seen.go).
 func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
-	s.wakeAll()
 	key := types.NamespacedName{Namespace: lq.Namespace, Name: lq.Name}
+	k, spec := seenKey{kind: "LocalQueue", namespace: lq.Namespace, name: lq.Name}, lq.Spec.DeepCopy()
+	if s.unchanged(k, spec) {
+		if s.seedAFS(key, lq) {
+			s.wake(string(lq.Spec.ClusterQueue))
+		}
+		return
+	}
+	s.remember(k, spec)
+	s.wakeAll()
 	stop := kueue.None
 	if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != "" {
 		stop = *lq.Spec.StopPolicy
@@ -100,6 +181,7 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 // LocalQueueNotFound.
 func (s *Scheduler) DeleteLocalQueue(namespace, name string) {
 	s.wakeAll()
+	s.forget(seenKey{kind: "LocalQueue", namespace: namespace, name: name})
 	key := types.NamespacedName{Namespace: namespace, Name: name}
 	lq, ok := s.localQueues[key]
 	if !ok {

@@ -152,3 +152,32 @@ func TestUnchangedUpdateKeepsAWorkloadParked(t *testing.T) {
 		t.Fatalf("victims %q after a10's spec changed, want x0:InCohortReclamation", got)
 	}
 }
+
+// A manager upserts a ClusterQueue, LocalQueue or Cohort on each of its own
+// status writes. Kueue requeues its inadmissible workloads on a change of
+// spec, not of status, and so must the engine: a status write leaves a10
+// parked (and no queue woken); a change of a ClusterQueue's spec is a change
+// of structure that takes it out.
+func TestStatusWriteIsNoChangeOfStructure(t *testing.T) {
+	for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
+		s := parkWorld(t, opts)
+		apply(t, s, job("x", "x5", 1, 5).Obj())
+		if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"x5"}) {
+			t.Fatalf("admitted %v, want x5", got)
+		}
+		y := MakeClusterQueue("y").Cohort("c").Quota("default", "cpu", "1").Preemption(never, never).Obj()
+		y.Status.PendingWorkloads = 3
+		apply(t, s, y)
+		lq := MakeLocalQueue("y", "lq", "y").Obj()
+		lq.Status.PendingWorkloads = 3
+		apply(t, s, lq)
+		if ds := s.Cycle(now.Add(time.Second)); len(preempts(ds)) != 0 {
+			t.Fatalf("incremental=%v: a status write took a10 out of the inadmissible list: it preempted %s", !opts.DisableIncrementalCycle, victimNames(ds))
+		}
+		y.Spec.QueueingStrategy = kueue.StrictFIFO
+		apply(t, s, y)
+		if got := victimNames(s.Cycle(now.Add(2 * time.Second))); got != "x0:InCohortReclamation" {
+			t.Fatalf("incremental=%v: victims %q after a change of y's spec, want x0:InCohortReclamation", !opts.DisableIncrementalCycle, got)
+		}
+	}
+}

@@ -51,6 +51,7 @@ func phantomKey(k types.NamespacedName) types.NamespacedName {
 // A preemptor whose victims are all gone loses its charge but is listed in
 // ready, so that the cycle admits it before anything else can take the room.
 func (s *Scheduler) settlePreemptions() {
+	var prior []types.NamespacedName
 	for _, key := range sortedLQKeys(s.preempting) {
 		in := s.preempting[key]
 		r, ok := s.workloads[key]
@@ -73,7 +74,8 @@ func (s *Scheduler) settlePreemptions() {
 			s.dropPreemption(key)
 			continue
 		}
-		s.chargePhantom(key, in)
+		s.chargePhantom(key, in, prior)
+		prior = append(prior, key)
 	}
 }
 
@@ -104,17 +106,38 @@ func (s *Scheduler) neverFits(in *inflight) bool {
 // and charged back, so that lending limits and the tree are accounted for. A
 // search counts the victims gone and the covered part charged: the state the
 // preemption leads to.
-func (s *Scheduler) split(in *inflight) (held, covered resources.Amounts) {
+//
+// The preemptions in prior are taken as done first (their victims released,
+// their covered parts charged): the room two preemptors' victims free may
+// overlap (a Cohort can give a queue only so much), and measured for each
+// alone it was promised to both, so that the second found no room once the
+// victims were gone (TestPropertyConfirmedPreemptionsSettle).
+func (s *Scheduler) split(in *inflight, prior []types.NamespacedName) (held, covered resources.Amounts) {
 	held, covered = in.usage.Clone(), resources.Amounts{}
 	q, ok := s.cache.ClusterQueue(in.cq)
 	if !ok {
 		return held, covered
 	}
+	var gone []heldCharge
+	var charged []types.NamespacedName
+	for _, k := range prior {
+		p := s.preempting[k]
+		if p == nil {
+			continue
+		}
+		for _, v := range p.victims {
+			gone = s.releaseCharge(v, gone)
+		}
+		if len(p.covered) > 0 {
+			ck := coveredKey(k)
+			s.cache.Charge(ck, p.cq, p.covered)
+			charged = append(charged, ck)
+		}
+	}
 	before := make(resources.Amounts, len(in.usage))
 	for fr := range in.usage {
 		before[fr] = s.cache.Available(q, fr).Available
 	}
-	var gone []heldCharge
 	for _, v := range in.victims {
 		gone = s.releaseCharge(v, gone)
 	}
@@ -127,8 +150,18 @@ func (s *Scheduler) split(in *inflight) (held, covered resources.Amounts) {
 			}
 		}
 	}
+	for i := len(charged) - 1; i >= 0; i-- {
+		s.cache.Release(charged[i])
+	}
 	s.chargeBack(gone)
 	return held, covered
+}
+
+// otherPreemptions lists the preemptions in flight but key's, in order: a
+// new preemptor's reservation is split with them done (see split).
+func (s *Scheduler) otherPreemptions(key types.NamespacedName) []types.NamespacedName {
+	keys := sortedLQKeys(s.preempting)
+	return slices.DeleteFunc(keys, func(k types.NamespacedName) bool { return k == key })
 }
 
 // coveredKey charges, during a search, the part of a waiting preemptor's
@@ -137,10 +170,13 @@ func coveredKey(k types.NamespacedName) types.NamespacedName {
 	return types.NamespacedName{Name: "covered-preemptor/" + k.Namespace + "/" + k.Name}
 }
 
-func (s *Scheduler) chargePhantom(key types.NamespacedName, in *inflight) {
+// chargePhantom charges a waiting preemptor's reservation: the part of its
+// assignment its victims' release does not cover (see split), with the
+// preemptions in prior taken as done.
+func (s *Scheduler) chargePhantom(key types.NamespacedName, in *inflight, prior []types.NamespacedName) {
 	pk := phantomKey(key)
 	var held resources.Amounts
-	held, in.covered = s.split(in)
+	held, in.covered = s.split(in, prior)
 	s.cache.Charge(pk, in.cq, held)
 	s.phantoms = append(s.phantoms, pk)
 	s.epoch++
@@ -473,7 +509,7 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	s.candVer++
 	s.preempting[r.info.Key] = in
 	r.inflight = in
-	s.chargePhantom(r.info.Key, in)
+	s.chargePhantom(r.info.Key, in, s.otherPreemptions(r.info.Key))
 	s.noteCycleCharge(phantomKey(r.info.Key), q.Name())
 	s.wakeLate(late)
 	out = append(out, d)

@@ -251,6 +251,9 @@ type Scheduler struct {
 	// holds are the cycle's holds of workloads waiting for preemption that
 	// found no victims, and releases counts, per tree, the releases of quota
 	// that let a BestEffortFIFO workload hold again (see hold.go).
+	// seen is what the engine last read of each configuring object (see
+	// seen.go).
+	seen     map[seenKey]any
 	holds    []heldCharge
 	releases map[treeKey]*releaseCount
 	// lastWalkStruct is structChanges as the previous cycle's walks saw

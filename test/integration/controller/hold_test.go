@@ -62,3 +62,59 @@ func TestBorrowerKeptOutByAOneCycleHoldIsAdmittedNext(t *testing.T) {
 		t.Errorf("p was admitted; it needs 2 cpu and only 1 was freed")
 	}
 }
+
+// Kueue parks a BestEffortFIFO workload whose cycle found no victims, and an
+// admission does not take it out of the inadmissible list; only a release in
+// its cohort does (engine/scheduler's park.go). The manager must keep it
+// parked through its own status writes, which come back as updates of the
+// workload: here a10 waits to reclaim, x5's admission makes x borrow and
+// x0 (priority 0) a victim a10 could take, and a10 still waits until b100
+// finishes, then is admitted in the room b100 freed; x0 is never evicted.
+//
+// a (nominal 2) reclaims lower priorities; b (nominal 0) borrows 2 with
+// b100 (priority 100); x (nominal 2) runs x0; y lends its 1.
+func TestParkedWorkloadWaitsForAReleaseNotAnAdmission(t *testing.T) {
+	const ns = "parked"
+	cpu := corev1.ResourceCPU
+	create(t, makeFlavor("default"), makeNS(ns, map[string]string{"team": ns}))
+	cqA := makeCQ(ns+"-a").cohort(ns).selector("team", ns).flavor("default", quota(cpu, "2", "", "")).obj()
+	cqA.Spec.Preemption = &kueue.ClusterQueuePreemption{ReclaimWithinCohort: kueue.PreemptionPolicyLowerPriority}
+	create(t, cqA,
+		makeCQ(ns+"-b").cohort(ns).selector("team", ns).flavor("default", quota(cpu, "0", "", "")).obj(),
+		makeCQ(ns+"-x").cohort(ns).selector("team", ns).flavor("default", quota(cpu, "2", "", "")).obj(),
+		makeCQ(ns+"-y").cohort(ns).selector("team", ns).flavor("default", quota(cpu, "1", "", "")).obj(),
+		makeLQ(ns, "lqa", ns+"-a"), makeLQ(ns, "lqb", ns+"-b"), makeLQ(ns, "lqx", ns+"-x"), makeLQ(ns, "lqy", ns+"-y"))
+	withPriority := func(wl *kueue.Workload, p int32) *kueue.Workload {
+		wl.Spec.Priority = ptr.To(p)
+		return wl
+	}
+	create(t, withPriority(makeWL(ns, "x0", "lqx", "cpu", "2"), 0), withPriority(makeWL(ns, "b100", "lqb", "cpu", "2"), 100))
+	startManager(t, nil)
+	waitAdmitted(t, ns, "x0", "b100")
+
+	pending := func(names ...string) {
+		t.Helper()
+		eventually(t, 20*time.Second, func() string {
+			for _, n := range names {
+				if c := cond(getWL(t, ns, n), kueue.WorkloadQuotaReserved); c == nil || c.Status != "False" {
+					return n + " has no pending reason yet"
+				}
+			}
+			return ""
+		})
+	}
+	create(t, withPriority(makeWL(ns, "a10", "lqa", "cpu", "2"), 10))
+	pending("a10")
+	create(t, withPriority(makeWL(ns, "x5", "lqx", "cpu", "1"), 5))
+	waitAdmitted(t, ns, "x5")
+	// A cycle after x5's admission: the one in which a10 would have
+	// reclaimed x0 without parking.
+	create(t, withPriority(makeWL(ns, "z", "lqy", "cpu", "9"), 0))
+	pending("z")
+	finish(t, getWL(t, ns, "b100"))
+	waitAdmitted(t, ns, "a10")
+	x0 := getWL(t, ns, "x0")
+	if c := cond(x0, kueue.WorkloadEvicted); c != nil || !meta.IsStatusConditionTrue(x0.Status.Conditions, kueue.WorkloadQuotaReserved) {
+		t.Errorf("x0 was evicted (%+v) though a10 had no release to search again after", c)
+	}
+}
