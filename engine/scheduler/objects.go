@@ -52,17 +52,8 @@ func (s *Scheduler) DeleteResourceFlavor(name string) {
 // An upsert that changes neither its spec nor its status.effectiveQuotas
 // does nothing (see seen.go).
 func (s *Scheduler) UpsertClusterQueue(cq *kueue.ClusterQueue) error {
-	k := seenKey{kind: "ClusterQueue", name: cq.Name}
 	read := queueRead{Meta: metaReadOf(&cq.ObjectMeta), Spec: cq.Spec.DeepCopy(), Effective: cq.Status.EffectiveQuotas.DeepCopy()}
-	if s.unchanged(k, read) {
-		return nil
-	}
-	s.wakeAll()
-	if err := s.cache.UpsertClusterQueue(cq); err != nil {
-		return err
-	}
-	s.remember(k, read)
-	return nil
+	return s.upsertChanged(seenKey{kind: "ClusterQueue", name: cq.Name}, read, func() error { return s.cache.UpsertClusterQueue(cq) })
 }
 
 // queueRead is what the engine reads of a ClusterQueue; its fields are
@@ -84,17 +75,8 @@ func (s *Scheduler) DeleteClusterQueue(name string) {
 // UpsertCohort adds or updates a Cohort. An upsert that changes neither its
 // spec nor its status.effectiveQuotas does nothing (see seen.go).
 func (s *Scheduler) UpsertCohort(c *kueue.Cohort) error {
-	k := seenKey{kind: "Cohort", name: c.Name}
 	read := cohortRead{Meta: metaReadOf(&c.ObjectMeta), Spec: c.Spec.DeepCopy(), Effective: c.Status.EffectiveQuotas.DeepCopy()}
-	if s.unchanged(k, read) {
-		return nil
-	}
-	s.wakeAll()
-	if err := s.cache.UpsertCohort(c); err != nil {
-		return err
-	}
-	s.remember(k, read)
-	return nil
+	return s.upsertChanged(seenKey{kind: "Cohort", name: c.Name}, read, func() error { return s.cache.UpsertCohort(c) })
 }
 
 // cohortRead is what the engine reads of a Cohort (fields exported as

@@ -17,8 +17,22 @@ import (
 // Kueue parks it in a's inadmissible list.
 func parkWorld(t *testing.T, opts Options) *Scheduler {
 	t.Helper()
+	s := parkQueues(t, opts, kueue.BestEffortFIFO)
+	for i := 0; i < 2; i++ { // the second cycle is the one WantsCycle asks for
+		ds := s.Cycle(now)
+		if len(admits(ds)) != 0 || len(preempts(ds)) != 0 {
+			t.Fatalf("cycle %d decided %v, want a10 to wait", i+1, ds)
+		}
+	}
+	return s
+}
+
+// parkQueues is parkWorld before its first cycle, with a's queueing
+// strategy.
+func parkQueues(t *testing.T, opts Options, strategy kueue.QueueingStrategy) *Scheduler {
+	t.Helper()
 	s := world(t, opts, MakeFlavor("default").Obj(),
-		MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "2").Preemption(lower, never).Obj(),
+		MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "2").Preemption(lower, never).Strategy(strategy).Obj(),
 		MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
 		MakeClusterQueue("x").Cohort("c").Quota("default", "cpu", "2").Preemption(never, never).Obj(),
 		MakeClusterQueue("y").Cohort("c").Quota("default", "cpu", "1").Preemption(never, never).Obj(),
@@ -27,12 +41,6 @@ func parkWorld(t *testing.T, opts Options) *Scheduler {
 	admitted(t, s, "x", job("x", "x0", 2, 0))
 	admitted(t, s, "b", job("b", "b100", 2, 100))
 	apply(t, s, job("a", "a10", 2, 10).Obj())
-	for i := 0; i < 2; i++ { // the second cycle is the one WantsCycle asks for
-		ds := s.Cycle(now)
-		if len(admits(ds)) != 0 || len(preempts(ds)) != 0 {
-			t.Fatalf("cycle %d decided %v, want a10 to wait", i+1, ds)
-		}
-	}
 	return s
 }
 
@@ -108,16 +116,7 @@ func TestRequeueEventsUnparkWithoutFreeingQuota(t *testing.T) {
 // x5 admitted by another scheduler's hand (an admission, not a release).
 func TestStrictFIFOHeadIsNotParked(t *testing.T) {
 	for _, strategy := range []kueue.QueueingStrategy{kueue.StrictFIFO, kueue.BestEffortFIFO} {
-		s := world(t, Options{}, MakeFlavor("default").Obj(),
-			MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "2").Preemption(lower, never).Strategy(strategy).Obj(),
-			MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
-			MakeClusterQueue("x").Cohort("c").Quota("default", "cpu", "2").Preemption(never, never).Obj(),
-			MakeClusterQueue("y").Cohort("c").Quota("default", "cpu", "1").Preemption(never, never).Obj(),
-			MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(),
-			MakeLocalQueue("x", "lq", "x").Obj(), MakeLocalQueue("y", "lq", "y").Obj())
-		admitted(t, s, "x", job("x", "x0", 2, 0))
-		admitted(t, s, "b", job("b", "b100", 2, 100))
-		apply(t, s, job("a", "a10", 2, 10).Obj())
+		s := parkQueues(t, Options{}, strategy)
 		if ds := s.Cycle(now); len(preempts(ds)) != 0 {
 			t.Fatalf("%s: preempted %s with no borrower of lower priority", strategy, victimNames(ds))
 		}

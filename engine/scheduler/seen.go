@@ -39,3 +39,17 @@ func (s *Scheduler) remember(k seenKey, content any) {
 func (s *Scheduler) forget(k seenKey) {
 	delete(s.seen, k)
 }
+
+// upsertChanged runs upsert, a change of structure, unless the engine read
+// all of it already; what it read is remembered once upsert succeeds.
+func (s *Scheduler) upsertChanged(k seenKey, read any, upsert func() error) error {
+	if s.unchanged(k, read) {
+		return nil
+	}
+	s.wakeAll()
+	if err := upsert(); err != nil {
+		return err
+	}
+	s.remember(k, read)
+	return nil
+}
