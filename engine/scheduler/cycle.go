@@ -288,6 +288,7 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	s.cache.Charge(r.info.Key, q.Name(), res.Usage)
 	s.noteCycleCharge(r.info.Key, q.Name())
 	s.admittedInCycle = true
+	s.noteTreeAdmission(q)
 	s.epoch++
 	s.touch(q)
 	s.attachAdmitted(r, StateAssumed)

@@ -129,7 +129,7 @@ func (s *Scheduler) lateWalks() []lateWalk {
 		for _, p := range w.pops {
 			for hd != nil && p.takenAfter(hd) {
 				// Settled before the preemption: it found no victims.
-				s.park(rn.q, hd.r)
+				s.parkIfDue(rn, hd.r)
 				hd = s.nextContender(rn)
 			}
 		}
@@ -160,10 +160,11 @@ func (s *Scheduler) nextContender(rn *run) *head {
 		if _, filtered := s.filterWalk(rn, e.r); filtered {
 			continue
 		}
+		s.noteTurn(rn, e.r)
 		skip := false
 		s.withoutHolds(func() { skip, _ = s.skipFor(rn, e.r) })
 		if skip {
-			s.park(rn.q, e.r) // as the walk at its place would have
+			s.parkIfDue(rn, e.r) // as the walk at its place would have
 			continue
 		}
 		res, skipped := s.assign(rn.q, e.r, !rn.took)
@@ -171,7 +172,7 @@ func (s *Scheduler) nextContender(rn *run) *head {
 			return nil // walked no further in this cycle (see skipped)
 		}
 		if !res.Fits && !s.contends(rn.q, &res) {
-			s.park(rn.q, e.r)
+			s.parkIfDue(rn, e.r)
 			continue
 		}
 		return s.newHead(rn, e.r, res, *s.walk.ver)

@@ -69,6 +69,116 @@ func (s *Scheduler) ParkWorkload(key types.NamespacedName) {
 	}
 }
 
+// A workload of a queue is the queue's head in Kueue's cycle only when it is
+// the first the queue's walk evaluates: Kueue pops one head per queue per
+// cycle, so the engine's later workloads of a queue are heads of Kueue's
+// later cycles, which see the admissions of this one as preemption
+// candidates (the engine's searches do not: deliberate difference 3). Kueue
+// parks such a workload only after that later try. So a queue's later
+// workload that failed is parked only if its tree admitted nothing in the
+// cycle; otherwise it searches again next cycle, where those admissions are
+// candidates (decisions run dec-77, s37-3). As the tree's later admissions
+// are not known when a workload fails, its parking is tentative until the
+// tree's walk ends (settleTentative). Queues under admission fair sharing,
+// whose walk order is not Kueue's heap order, park every workload.
+
+// noteTurn records that rn's walk evaluates r in this cycle, its queue's
+// turn-th workload.
+func (s *Scheduler) noteTurn(rn *run, r *record) {
+	rn.turns++
+	r.turn, r.turnCycle = rn.turns, s.cycle
+}
+
+// parkIfDue parks r after a failed evaluation in rn's walk (see park), for
+// now if it is not its queue's first workload of the cycle.
+func (s *Scheduler) parkIfDue(rn *run, r *record) {
+	if rn.strict {
+		s.unpark(r)
+		return
+	}
+	s.park(rn.q, r)
+	if rn.byLQ == nil && !(r.turnCycle == s.cycle && r.turn <= 1) {
+		s.tentative = append(s.tentative, tentativePark{rn: rn, r: r})
+	}
+}
+
+// tentativePark is a later workload of a queue parked until the end of its
+// tree's walk.
+type tentativePark struct {
+	rn *run
+	r  *record
+}
+
+// settleTentative, at the end of a tree's walk, unparks the queues' later
+// workloads parked in it if the tree admitted a workload in the cycle, and
+// keeps their queues awake: they search again next cycle.
+func (s *Scheduler) settleTentative() {
+	for _, t := range s.tentative {
+		if s.treeAdmittedIn(t.rn.q, s.cycle) && t.r.parkedCycle == s.cycle {
+			s.unpark(t.r)
+			t.rn.outcome.active = true
+		}
+	}
+	clear(s.tentative)
+	s.tentative = s.tentative[:0]
+}
+
+// noteTreeAdmission records that q's tree admitted a workload in this cycle.
+func (s *Scheduler) noteTreeAdmission(q *quota.ClusterQueue) {
+	if s.treeAdmits == nil {
+		s.treeAdmits = map[treeKey]*admitCycles{}
+	}
+	k := s.treeOf(q.Name())
+	a := s.treeAdmits[k]
+	if a == nil {
+		a = &admitCycles{}
+		s.treeAdmits[k] = a
+	}
+	if a.last != s.cycle {
+		a.prev, a.last = a.last, s.cycle
+	}
+}
+
+// treeAdmittedIn tells whether q's tree admitted a workload in cycle c, the
+// running one or the one before.
+func (s *Scheduler) treeAdmittedIn(q *quota.ClusterQueue, c uint64) bool {
+	a := s.treeAdmits[s.treeOf(q.Name())]
+	return a != nil && c != 0 && (a.last == c || a.prev == c)
+}
+
+// admitCycles are the last two cycles in which a tree admitted.
+type admitCycles struct {
+	last, prev uint64
+}
+
+// parkedInLastWalk tells whether a walk of every queue would have parked r,
+// unfit, in the previous cycle (see noteTurn): it was its queue's first
+// workload then, or its tree admitted nothing in that cycle.
+func (s *Scheduler) parkedInLastWalk(q *quota.ClusterQueue, r *record) bool {
+	if s.usesAFS(q) || !s.treeAdmittedIn(q, s.cycle-1) {
+		return true
+	}
+	return s.firstInQueue(q, r)
+}
+
+// firstInQueue tells whether r is the first workload q's walk evaluates.
+func (s *Scheduler) firstInQueue(q *quota.ClusterQueue, r *record) bool {
+	l, ok := s.lists[q.Name()]
+	if !ok {
+		return false
+	}
+	for _, e := range l.sorted {
+		if !e.valid() {
+			continue
+		}
+		if _, filtered := s.filter(q, e.r); filtered {
+			continue
+		}
+		return e.r == r
+	}
+	return false
+}
+
 // unpark records that r's evaluation did not park it: Kueue requeued it at
 // once (it preempted, or was skipped for the cycle).
 func (s *Scheduler) unpark(r *record) {
@@ -78,17 +188,23 @@ func (s *Scheduler) unpark(r *record) {
 // parkedNow tells whether r, pending in q, is parked: its last evaluation
 // failed and no release happened in its tree since.
 func (s *Scheduler) parkedNow(q *quota.ClusterQueue, r *record) bool {
-	if !r.parked.valid || q.Strategy == kueue.StrictFIFO {
+	if q.Strategy == kueue.StrictFIFO {
 		return false
 	}
-	return s.parkedAt(q, r) == s.holdEpoch(q)
+	at := s.parkedAt(q, r)
+	return at.valid && at == s.holdEpoch(q)
 }
 
 // parkedAt is the release epoch r is parked at, as a walk of every queue
 // would have it: a queue that slept through the last cycle would have been
-// evaluated in it, its unfit workloads parked again at that cycle's epoch.
+// evaluated in it, its unfit workloads (those queued before it, and not
+// filtered out) parked again at that cycle's epoch or, where Kueue would
+// try them again (parkedInLastWalk), not parked.
 func (s *Scheduler) parkedAt(q *quota.ClusterQueue, r *record) holdMark {
-	if r.parkedCycle < s.cycle && s.sleptLastCycle(q) {
+	if r.parkedCycle < s.cycle && r.queuedCycle+2 <= s.cycle && !r.excluded && s.sleptLastCycle(q) {
+		if !s.parkedInLastWalk(q, r) {
+			return holdMark{}
+		}
 		return s.lastWalkEpoch(q)
 	}
 	return r.parked
@@ -126,10 +242,9 @@ func (s *Scheduler) noteWalked(rn *run) {
 		return
 	}
 	if l.walked+1 < s.cycle {
-		at := s.lastWalkEpoch(rn.q)
 		for _, e := range l.sorted {
-			if r := e.r; e.valid() && r.parked.valid && r.parkedCycle < s.cycle {
-				r.parked, r.parkedCycle = at, s.cycle-1
+			if r := e.r; e.valid() && r.parkedCycle < s.cycle {
+				r.parked, r.parkedCycle = s.parkedAt(rn.q, r), s.cycle-1
 			}
 		}
 	}

@@ -180,3 +180,55 @@ func TestStatusWriteIsNoChangeOfStructure(t *testing.T) {
 		}
 	}
 }
+
+// Kueue pops one head per queue per cycle, so a queue's second workload is
+// tried in a later cycle than its first, and sees the admissions of the
+// first cycle as candidates (decisions run dec-77, s37-3 event 8, where
+// Kueue's later cycle reclaimed a borrower its first cycle admitted). In
+// parkWorld's queues, x5 arrives with a10. If a10 is a's head, Kueue tries
+// it first: it holds a's quota for a cycle, x5 is admitted in the next as a
+// borrower, and a10 stays parked. If a's head is an older workload that can
+// never fit, Kueue tries a10 only in a later cycle, after x5's admission
+// made x borrow, and reclaims x0. The engine evaluates a10 in the cycle that
+// admits x5, where x5's admission gives it no victim yet (deliberate
+// difference 3): it parks a10 only when a10 is a's head.
+func TestLaterWorkloadOfAQueueIsNotParkedBeforeTheCycleItWouldBeTried(t *testing.T) {
+	for _, behind := range []bool{false, true} {
+		for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
+			s := world(t, opts, MakeFlavor("default").Obj(),
+				MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "2").Preemption(lower, never).Obj(),
+				MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
+				MakeClusterQueue("x").Cohort("c").Quota("default", "cpu", "2").Preemption(never, never).Obj(),
+				MakeClusterQueue("y").Cohort("c").Quota("default", "cpu", "1").Preemption(never, never).Obj(),
+				MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(),
+				MakeLocalQueue("x", "lq", "x").Obj(), MakeLocalQueue("y", "lq", "y").Obj())
+			admitted(t, s, "x", job("x", "x0", 2, 0))
+			admitted(t, s, "b", job("b", "b100", 2, 100))
+			if behind {
+				apply(t, s, job("a", "huge", 9, 10).Created(time.Second).Obj())
+			}
+			apply(t, s, job("a", "a10", 2, 10).Created(2*time.Second).Obj())
+			apply(t, s, job("x", "x5", 1, 5).Created(3*time.Second).Obj())
+			var victims []string
+			admittedX5 := false
+			for i := 0; i < 6; i++ {
+				ds := s.Cycle(now.Add(time.Duration(i) * time.Second))
+				admittedX5 = admittedX5 || slices.Contains(admittedNames(ds), "x5")
+				for _, p := range preempts(ds) {
+					for _, v := range p.Victims {
+						victims = append(victims, v.Workload.Name)
+						s.EvictWorkload(v.Workload)
+					}
+				}
+			}
+			want := []string(nil)
+			if behind {
+				want = []string{"x0"}
+			}
+			if !admittedX5 || !slices.Equal(victims, want) {
+				t.Errorf("behind=%v incremental=%v: x5 admitted %v, victims %v; want x5 admitted and victims %v",
+					behind, !opts.DisableIncrementalCycle, admittedX5, victims, want)
+			}
+		}
+	}
+}

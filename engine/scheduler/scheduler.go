@@ -256,6 +256,11 @@ type Scheduler struct {
 	seen     map[seenKey]any
 	holds    []heldCharge
 	releases map[treeKey]*releaseCount
+	// treeAdmits keeps, per tree, the last cycles that admitted, and
+	// tentative the parkings of the tree being walked that its admissions
+	// may undo (park.go).
+	treeAdmits map[treeKey]*admitCycles
+	tentative  []tentativePark
 	// lastWalkStruct is structChanges as the previous cycle's walks saw
 	// it, and walkStruct as this cycle's do (see park.go).
 	lastWalkStruct, walkStruct uint64
@@ -336,6 +341,12 @@ type record struct {
 	// parkedCycle parked it (park.go).
 	parked      holdMark
 	parkedCycle uint64
+	// queuedCycle is the cycle count when it was last queued.
+	queuedCycle uint64
+	// turn is its place among the workloads its queue's walk evaluated in
+	// cycle turnCycle (see noteTurn).
+	turn      int
+	turnCycle uint64
 	// orderAt is the time it is ordered by in its queue: its creation, or
 	// its eviction for a PodsReady timeout (WaitForPodsReady.OrderByEviction),
 	// or, with NoPrioritySortingWithinCohort, just after its preemption to

@@ -24,6 +24,8 @@ type run struct {
 	slept bool
 	// memo spares the walk lookups its previous entry made (walkmemo.go).
 	memo walkMemo
+	// turns counts the workloads the walk evaluated (see noteTurn).
+	turns int
 	// took is set once the queue admitted, preempted for or held for a
 	// workload in this cycle. Kueue's cycle takes one head per queue, so
 	// the queue's next workload is a head of a later Kueue cycle: its hold
@@ -150,8 +152,10 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		out = s.pushNext(hd.run, h, ver, out)
 	}
 	if s.stopCycle {
+		s.settleTentative()
 		return out // no settleSleep: the block's end wakes every queue
 	}
+	s.settleTentative()
 	for _, rn := range runs {
 		if !rn.slept {
 			s.noteWalked(rn)
@@ -182,6 +186,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
+		s.noteTurn(rn, e.r)
 		var skip bool
 		var blockers []need
 		if len(s.holds) > 0 {
@@ -191,7 +196,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 		}
 		if skip {
 			// Still gets no flavor: its last Pending stands.
-			s.park(rn.q, e.r)
+			s.parkIfDue(rn, e.r)
 			rn.outcome.noteUnfit(blockers)
 			if rn.strict {
 				return s.blockRest(rn, e.r, out)
@@ -267,7 +272,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 	}
 	parked := holdNow && scope != scopeContended && !rn.strict
 	if parked {
-		s.park(rn.q, r)
+		s.parkIfDue(rn, r)
 	} else {
 		// Skipped for the cycle: Kueue requeues it at once.
 		s.unpark(r)

@@ -52,7 +52,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 	// Pending condition, say) leaves a pending workload parked, as Kueue
 	// updates a workload of its inadmissible list in place.
 	unchanged := prev == StatePending && r.info != nil && reflect.DeepEqual(*r.info, *info)
-	parked, parkedCycle, heldAt := r.parked, r.parkedCycle, r.heldAt
+	parked, parkedCycle, heldAt, queuedCycle := r.parked, r.parkedCycle, r.heldAt, r.queuedCycle
 	s.detach(r)
 	r.setInfo(info)
 	if s.opts.NoPrioritySortingWithinCohort && !info.ReclaimedWhileBorrowingAt.IsZero() {
@@ -101,7 +101,7 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		r.admission = nil
 		s.enqueue(r)
 		if unchanged {
-			r.parked, r.parkedCycle, r.heldAt = parked, parkedCycle, heldAt
+			r.parked, r.parkedCycle, r.heldAt, r.queuedCycle = parked, parkedCycle, heldAt, queuedCycle
 		}
 		s.noteRelease(prevCQ)
 		if wasActive && !info.Active {
@@ -217,7 +217,7 @@ func (s *Scheduler) enqueue(r *record) {
 		s.backoff[r.info.Key] = r
 	}
 	r.heldAt = holdMark{} // a workload queued again is tried afresh
-	r.parked = holdMark{}
+	r.parked, r.queuedCycle = holdMark{}, s.cycle
 	m, ok := s.pendingByLQ[r.lq]
 	if !ok {
 		m = map[types.NamespacedName]*record{}
