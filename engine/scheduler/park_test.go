@@ -195,20 +195,11 @@ func TestStatusWriteIsNoChangeOfStructure(t *testing.T) {
 func TestLaterWorkloadOfAQueueIsNotParkedBeforeTheCycleItWouldBeTried(t *testing.T) {
 	for _, behind := range []bool{false, true} {
 		for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
-			s := world(t, opts, MakeFlavor("default").Obj(),
-				MakeClusterQueue("a").Cohort("c").Quota("default", "cpu", "2").Preemption(lower, never).Obj(),
-				MakeClusterQueue("b").Cohort("c").Quota("default", "cpu", "0").Preemption(never, never).Obj(),
-				MakeClusterQueue("x").Cohort("c").Quota("default", "cpu", "2").Preemption(never, never).Obj(),
-				MakeClusterQueue("y").Cohort("c").Quota("default", "cpu", "1").Preemption(never, never).Obj(),
-				MakeLocalQueue("a", "lq", "a").Obj(), MakeLocalQueue("b", "lq", "b").Obj(),
-				MakeLocalQueue("x", "lq", "x").Obj(), MakeLocalQueue("y", "lq", "y").Obj())
-			admitted(t, s, "x", job("x", "x0", 2, 0))
-			admitted(t, s, "b", job("b", "b100", 2, 100))
+			s := parkQueues(t, opts, kueue.BestEffortFIFO)
 			if behind {
-				apply(t, s, job("a", "huge", 9, 10).Created(time.Second).Obj())
+				apply(t, s, job("a", "huge", 9, 10).Created(-time.Second).Obj())
 			}
-			apply(t, s, job("a", "a10", 2, 10).Created(2*time.Second).Obj())
-			apply(t, s, job("x", "x5", 1, 5).Created(3*time.Second).Obj())
+			apply(t, s, job("x", "x5", 1, 5).Created(time.Second).Obj())
 			var victims []string
 			admittedX5 := false
 			for i := 0; i < 6; i++ {
