@@ -63,7 +63,8 @@ func TestSettleEngineReportsAnEngineThatKeepsDeciding(t *testing.T) {
 	must(s.UpsertWorkload(wl("w06", "lq1", 0, 1, "2", "2Gi").ReserveQuotaAs("cq1", map[corev1.ResourceName]string{cpu: "f1", mem: "m1"}).Obj()))
 	must(s.UpsertWorkload(withMin(wl("w07", "lq1", 20, 3, "3", "").Obj(), 1)))
 	must(s.UpsertWorkload(withMin(wl("w12", "lq3", 0, 3, "2", "3Gi").Obj(), 2)))
-	must(s.UpsertWorkload(wl("never", "lq3", 0, 1, "100", "").Obj()))
+	// Created after w12, so that w12 stays cq3's head (see the engine's park.go).
+	must(s.UpsertWorkload(wl("never", "lq3", 0, 1, "100", "").Created(time.Hour).Obj()))
 
 	start := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	held := map[string]string{}
