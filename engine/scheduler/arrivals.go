@@ -82,11 +82,16 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 	}
 	var needs []need
 	searched := false
+	// The arrivals' first Pending decisions: a workload kept asleep so is
+	// explained at once all the same, as Kueue writes a new workload's
+	// reason in the first cycle that sees it.
+	var decided []Decision
 	for _, r := range arrivals {
 		if r.state != StatePending || s.localQueues[r.lq] == nil || s.localQueues[r.lq].cq != cq {
 			continue // gone or moved on: whatever did that woke its queue
 		}
-		if _, filtered := s.filter(q, r); filtered {
+		if d, filtered := s.filter(q, r); filtered {
+			decided = append(decided, d)
 			continue
 		}
 		if s.partialOK(r) {
@@ -96,6 +101,7 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		if res.Fits || skipped {
 			return false
 		}
+		decided = append(decided, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: cq, Reason: res.Reason, Message: res.Message}))
 		if !s.contends(q, &res) {
 			needs = append(needs, s.blockersOf(q, r)...)
 			continue
@@ -120,6 +126,7 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		searched = true
 	}
 	s.probed++
+	s.sleep.probedPending = append(s.sleep.probedPending, decided...)
 	for _, r := range arrivals {
 		// Evaluated and unfit: parked, as the walk would have parked them.
 		if r.state == StatePending && s.localQueues[r.lq] != nil && s.localQueues[r.lq].cq == cq {

@@ -175,7 +175,11 @@ type tree struct {
 func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 	byKey := map[treeKey]*tree{}
 	var trees []*tree
-	for _, name := range s.queuesToWalk() {
+	walk := s.queuesToWalk()
+	*out = append(*out, s.sleep.probedPending...)
+	clear(s.sleep.probedPending)
+	s.sleep.probedPending = s.sleep.probedPending[:0]
+	for _, name := range walk {
 		q, ok := s.cache.ClusterQueue(name)
 		if !ok {
 			continue

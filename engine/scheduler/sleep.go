@@ -105,8 +105,10 @@ type sleepState struct {
 	// wait, woken when their tree's release epoch moves (hold.go).
 	holders map[string]*sleeper
 	// arrivals are the workloads queued since the last cycle in queues that
-	// slept, for probeArrivals.
-	arrivals map[string][]*record
+	// slept, for probeArrivals, and probedPending the Pending decisions of
+	// those a probe kept asleep, for the cycle to return.
+	arrivals      map[string][]*record
+	probedPending []Decision
 }
 
 func newSleepState() sleepState {

@@ -230,15 +230,18 @@ func TestPreemptionInCycleCatchesUpSleepingQueue(t *testing.T) {
 }
 
 // A workload arriving in a sleeping queue that can neither fit nor find
-// victims leaves the queue asleep, with no decision for it until the queue
-// is walked; one that fits wakes the queue and is admitted in that cycle.
+// victims leaves the queue asleep; it is explained at once all the same (as
+// Kueue writes a new workload's reason in the first cycle that sees it),
+// while the queue's other workloads keep their last decision. One that fits
+// wakes the queue and is admitted in that cycle.
 func TestArrivalsProbedInSleepingQueue(t *testing.T) {
 	s := oracleWorld(t, Options{})
 	apply(t, s, job("z", "late", 3, 0).Obj()) // borrows; nothing of z ranks below it
 	ds := s.Cycle(now)
-	if _, ok := pendingFor(ds, "late"); ok || s.probed != 1 {
+	if s.probed != 1 {
 		t.Fatalf("the arrival woke z (probed %d): %v", s.probed, ds)
 	}
+	mustPending(t, ds, "late", ReasonInsufficientQuotaInCohort)
 	if _, ok := pendingFor(ds, "Z"); ok {
 		t.Fatalf("z was walked: %v", ds)
 	}
