@@ -47,7 +47,9 @@ import (
 // workloads can serve lets it sleep (see settleUnfit and late.go).
 //
 // A sleeping queue's workloads get no Pending decision: they keep the reason
-// and message of their last evaluation, as Kueue's inadmissible workloads do.
+// and message of their last evaluation, as Kueue's inadmissible workloads do
+// (an arrival that a probe keeps asleep is explained in that cycle, as it is
+// its first evaluation; see arrivals.go).
 // WakeAll makes the next cycle evaluate, and so explain, everything again.
 // Admissions, preemptions and evictions are the same as when every queue is
 // walked every cycle (Options.DisableIncrementalCycle), which the tests check.
