@@ -274,14 +274,7 @@ func (s *Scheduler) parkedScope(rn *run, r *record, res *flavorassigner.Result) 
 			}
 		}
 	}
-	find := func() { scope, own = s.scopeOf(q, r, res.Preemption) }
-	s.withoutHolds(func() {
-		if s.opts.WaitOnOverlappingTargets {
-			s.withEvictingListed(find)
-		} else {
-			s.withVictimsGone(find)
-		}
-	})
+	s.withoutHolds(func() { s.asSearchSees(func() { scope, own = s.scopeOf(q, r, res.Preemption) }) })
 	if remember {
 		memo.scope, memo.own = scope, own
 		s.rememberFailed(q.Name(), memo)

@@ -608,15 +608,20 @@ func (s *Scheduler) findVictims(q *quota.ClusterQueue, r *record, a *flavorassig
 		p := s.preemptorOf(q, r, a)
 		targets = preemption.Find(s.cache, q, &p, source{s}, preemption.Options{FairSharing: s.strategies, Rules: s.rulesOf(q)})
 	}
-	if s.opts.WaitOnOverlappingTargets {
-		// The victims in flight still hold their quota and are candidates,
-		// first in order; the room they will free is nobody's yet, as in
-		// Kueue's snapshot, which does not count waiting preemptors.
-		s.withEvictingListed(search)
-	} else {
-		s.withVictimsGone(search)
-	}
+	s.asSearchSees(search)
 	return targets, scope, own
+}
+
+// asSearchSees runs f with the victims in flight as a preemption search sees
+// them: gone, or under WaitOnOverlappingTargets still holding their quota
+// and listed first among the candidates (the room they will free is nobody's
+// yet, as in Kueue's snapshot, which does not count waiting preemptors).
+func (s *Scheduler) asSearchSees(f func()) {
+	if s.opts.WaitOnOverlappingTargets {
+		s.withEvictingListed(f)
+	} else {
+		s.withVictimsGone(f)
+	}
 }
 
 // withEvictingListed runs f with the victims in flight listed among the
