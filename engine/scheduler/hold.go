@@ -60,7 +60,7 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 	// released (withoutHolds), and one charge is released and charged
 	// again in constant time, where a deep queue's thousand holds made
 	// every assignment cost a thousand.
-	later := rn.took
+	later := rn.took || s.laterInQueue(rn, r)
 	key := holdKey(q.Name(), later)
 	if i := slices.IndexFunc(s.holds, func(h heldCharge) bool { return h.cq == q.Name() && h.later == later }); i >= 0 {
 		s.cache.Release(key)
@@ -282,7 +282,8 @@ func (s *Scheduler) noteRelease(cq string) {
 		s.releases[k] = rc
 	}
 	if rc.cycle != s.cycle {
-		rc.atWalk, rc.cycle = rc.now, s.cycle
+		rc.prevCycle, rc.prevAdmits = rc.cycle, rc.admits
+		rc.atWalk, rc.cycle, rc.admits = rc.now, s.cycle, s.treeAdmitCount(k)
 	}
 	rc.now++
 }

@@ -70,8 +70,9 @@ func (s *Scheduler) ParkWorkload(key types.NamespacedName) {
 }
 
 // A workload of a queue is the queue's head in Kueue's cycle only when it is
-// the first the queue's walk evaluates: Kueue pops one head per queue per
-// cycle, so the engine's later workloads of a queue are heads of Kueue's
+// the first the queue's walk evaluates that is not parked already: Kueue
+// pops one head per queue per cycle from its heap, which holds no parked
+// workload, so the engine's later workloads of a queue are heads of Kueue's
 // later cycles, which see the admissions of this one as preemption
 // candidates (the engine's searches do not: deliberate difference 3). Kueue
 // parks such a workload only after that later try. So a queue's later
@@ -79,12 +80,20 @@ func (s *Scheduler) ParkWorkload(key types.NamespacedName) {
 // cycle; otherwise it searches again next cycle, where those admissions are
 // candidates (decisions run dec-77, s37-3). As the tree's later admissions
 // are not known when a workload fails, its parking is tentative until the
-// tree's walk ends (settleTentative). Queues under admission fair sharing,
-// whose walk order is not Kueue's heap order, park every workload.
+// tree's walk ends (settleTentative). A workload parked in an earlier cycle
+// at the tree's current release epoch stays parked whatever the tree
+// admits: it is in Kueue's inadmissible list, which an admission does not
+// requeue. Queues under admission fair sharing, whose walk order is not
+// Kueue's heap order, park every workload.
 
 // noteTurn records that rn's walk evaluates r in this cycle, its queue's
-// turn-th workload.
+// turn-th workload, or that r is parked from an earlier cycle and so no
+// head of this one (keptCycle).
 func (s *Scheduler) noteTurn(rn *run, r *record) {
+	if r.parkedCycle < s.cycle && s.parkedNow(rn.q, r) {
+		r.keptCycle = s.cycle
+		return
+	}
 	rn.turns++
 	r.turn, r.turnCycle = rn.turns, s.cycle
 }
@@ -97,9 +106,21 @@ func (s *Scheduler) parkIfDue(rn *run, r *record) {
 		return
 	}
 	s.park(rn.q, r)
-	if rn.byLQ == nil && !(r.turnCycle == s.cycle && r.turn <= 1) {
-		s.tentative = append(s.tentative, tentativePark{rn: rn, r: r})
+	if rn.byLQ != nil || r.keptCycle == s.cycle {
+		return
 	}
+	if r.turnCycle == s.cycle && r.turn <= 1 {
+		return
+	}
+	s.tentative = append(s.tentative, tentativePark{rn: rn, r: r})
+}
+
+// laterInQueue tells whether r, evaluated in rn's walk, comes after the
+// workload Kueue takes from its queue as this cycle's head: it is a head of
+// a later Kueue cycle, and what it holds is a later hold (see run.took),
+// though its queue took nothing yet, its head having got no flavor.
+func (s *Scheduler) laterInQueue(rn *run, r *record) bool {
+	return rn.byLQ == nil && r.turnCycle == s.cycle && r.turn > 1
 }
 
 // tentativePark is a later workload of a queue parked until the end of its
@@ -136,7 +157,16 @@ func (s *Scheduler) noteTreeAdmission(q *quota.ClusterQueue) {
 	}
 	if a.last != s.cycle {
 		a.prev, a.last = a.last, s.cycle
+		a.count++
 	}
+}
+
+// treeAdmitCount is how many cycles so far admitted in tree k.
+func (s *Scheduler) treeAdmitCount(k treeKey) uint64 {
+	if a := s.treeAdmits[k]; a != nil {
+		return a.count
+	}
+	return 0
 }
 
 // treeAdmittedIn tells whether q's tree admitted a workload in cycle c, the
@@ -146,35 +176,79 @@ func (s *Scheduler) treeAdmittedIn(q *quota.ClusterQueue, c uint64) bool {
 	return a != nil && c != 0 && (a.last == c || a.prev == c)
 }
 
-// admitCycles are the last two cycles in which a tree admitted.
+// admitCycles are the last two cycles in which a tree admitted, and how
+// many cycles did.
 type admitCycles struct {
-	last, prev uint64
+	last, prev, count uint64
 }
 
-// parkedInLastWalk tells whether a walk of every queue would have parked r,
-// unfit, in the previous cycle (see noteTurn): it was its queue's first
-// workload then, or its tree admitted nothing in that cycle.
+// parkedInLastWalk tells whether walks of every queue would have left r,
+// unfit, parked by the end of the previous cycle, when the release epoch of
+// that cycle began after q's last walk (see noteTurn). At the epoch's first
+// cycle every workload of q was requeued; each cycle of the epoch since
+// parked the first of them not parked yet, and the others too if the tree
+// admitted nothing in it. So after k cycles that all admitted, the first k
+// workloads are parked; after any cycle that admitted nothing, all are.
 func (s *Scheduler) parkedInLastWalk(q *quota.ClusterQueue, r *record) bool {
-	if s.usesAFS(q) || !s.treeAdmittedIn(q, s.cycle-1) {
+	if s.usesAFS(q) {
 		return true
 	}
-	return s.firstInQueue(q, r)
+	begun, admitsBefore := s.lastEpochStart(q)
+	if l := s.lists[q.Name()]; l == nil || l.walked >= begun {
+		// Walked in the epoch and asleep since: everything unfit was
+		// parked, and one that could be evaluated only later was the
+		// first workload not parked then.
+		return true
+	}
+	admits := s.treeAdmitCount(s.treeOf(q.Name())) - admitsBefore
+	if s.treeAdmittedIn(q, s.cycle) && admits > 0 {
+		admits-- // this cycle's own admissions do not count
+	}
+	if cycles := s.cycle - begun; admits < cycles {
+		return true
+	}
+	return s.amongFirst(q, r, admits)
 }
 
-// firstInQueue tells whether r is the first workload q's walk evaluates.
-func (s *Scheduler) firstInQueue(q *quota.ClusterQueue, r *record) bool {
+// lastEpochStart is the first cycle of the release epoch that q's tree was
+// at in the previous cycle's walk, and how many of the tree's cycles had
+// admitted before it. A change of structure wakes every queue, so only
+// releases matter for a queue that slept through the previous cycle.
+func (s *Scheduler) lastEpochStart(q *quota.ClusterQueue) (begun, admitsBefore uint64) {
+	rc := s.releases[s.treeOf(q.Name())]
+	switch {
+	case rc == nil:
+		return 0, 0
+	case rc.cycle+1 == s.cycle:
+		// Released after the previous cycle's walk: that walk was in
+		// the epoch the release before began.
+		return rc.prevCycle + 1, rc.prevAdmits
+	default:
+		return rc.cycle + 1, rc.admits
+	}
+}
+
+// amongFirst tells whether r is among the first n workloads q's walk
+// evaluates.
+func (s *Scheduler) amongFirst(q *quota.ClusterQueue, r *record, n uint64) bool {
 	l, ok := s.lists[q.Name()]
 	if !ok {
 		return false
 	}
 	for _, e := range l.sorted {
+		if n == 0 {
+			return false
+		}
 		if !e.valid() {
 			continue
 		}
 		if _, filtered := s.filter(q, e.r); filtered {
 			continue
 		}
-		return e.r == r
+		if e.r == r {
+			return true
+		}
+		n--
 	}
 	return false
 }
@@ -202,10 +276,14 @@ func (s *Scheduler) parkedNow(q *quota.ClusterQueue, r *record) bool {
 // try them again (parkedInLastWalk), not parked.
 func (s *Scheduler) parkedAt(q *quota.ClusterQueue, r *record) holdMark {
 	if r.parkedCycle < s.cycle && r.queuedCycle+2 <= s.cycle && !r.excluded && s.sleptLastCycle(q) {
+		last := s.lastWalkEpoch(q)
+		if r.parked == last {
+			return last // parked through the previous cycle
+		}
 		if !s.parkedInLastWalk(q, r) {
 			return holdMark{}
 		}
-		return s.lastWalkEpoch(q)
+		return last
 	}
 	return r.parked
 }
@@ -283,7 +361,11 @@ func (s *Scheduler) parkedScope(rn *run, r *record, res *flavorassigner.Result) 
 }
 
 // releaseCount counts a tree's releases of quota; atWalk is the count
-// before the first release after cycle number cycle began.
+// before the first release after cycle number cycle began, and admits the
+// tree's count of admitting cycles then (treeAdmitCount); prevCycle and
+// prevAdmits are cycle and admits of the batch of releases before.
 type releaseCount struct {
-	now, atWalk, cycle uint64
+	now, atWalk, cycle    uint64
+	admits                uint64
+	prevCycle, prevAdmits uint64
 }

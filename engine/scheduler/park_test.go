@@ -72,6 +72,62 @@ func TestParkedWorkloadDoesNotPreemptBeforeARelease(t *testing.T) {
 	}
 }
 
+// A queue's second workload, parked in a later cycle than its first (Kueue
+// pops one head per cycle and parks each in turn), stays in Kueue's
+// inadmissible list like the first: an admission in the tree requeues
+// neither (Kueue v0.17.0, pkg/cache/queue: only
+// QueueAssociatedInadmissibleWorkloadsAfter moves them back to the heap).
+// The engine used to count a parked workload as its queue's head when it
+// evaluated it again, so the second one's parking became tentative in each
+// later cycle, and x5's admission, which made x a borrower, let a9 reclaim
+// x0 in the next cycle. Kueue waits for a release, as for a10.
+func TestLaterParkedWorkloadStaysParkedThroughAnAdmission(t *testing.T) {
+	for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
+		s := parkQueues(t, opts, kueue.BestEffortFIFO)
+		apply(t, s, job("a", "a9", 2, 9).Obj())
+		for i := 0; i < 3; i++ {
+			if ds := s.Cycle(now.Add(time.Duration(i) * time.Second)); len(admits(ds)) != 0 || len(preempts(ds)) != 0 {
+				t.Fatalf("incremental=%v: cycle %d decided %v, want a10 and a9 to wait", !opts.DisableIncrementalCycle, i+1, ds)
+			}
+		}
+		apply(t, s, job("x", "x5", 1, 5).Obj())
+		if got := admittedNames(s.Cycle(now.Add(3 * time.Second))); !slices.Equal(got, []string{"x5"}) {
+			t.Fatalf("incremental=%v: admitted %v, want x5 borrowing y's quota", !opts.DisableIncrementalCycle, got)
+		}
+		for i := 4; i < 8; i++ {
+			if ds := s.Cycle(now.Add(time.Duration(i) * time.Second)); len(preempts(ds)) != 0 {
+				t.Fatalf("incremental=%v: cycle %d preempted %s without a release in the tree", !opts.DisableIncrementalCycle, i+1, victimNames(ds))
+			}
+		}
+		s.FinishWorkload(key("b", "b100"))
+		ds := s.Cycle(now.Add(10 * time.Second))
+		if got := admittedNames(ds); !slices.Equal(got, []string{"a10"}) || len(preempts(ds)) != 0 {
+			t.Fatalf("incremental=%v: after b100 finished, decisions %v, want a10 admitted without preemption", !opts.DisableIncrementalCycle, ds)
+		}
+	}
+}
+
+// Kueue's cycle takes one head per queue: when a's head gets no flavor at
+// all (huge asks for more than a can ever have), a10 behind it is a head of
+// a later cycle, and cannot hold a's quota against x's head in this one
+// (Kueue v0.17.0, scheduler.go: reserveCapacityForUnreclaimablePreempt runs
+// for the cycle's heads only). So x5 is admitted in the first cycle, as a
+// borrower, and a10 reclaims x0 in the next. The engine used to count a10's
+// hold as a's head's, which kept x5 out for a cycle.
+func TestHoldBehindAHeadWithNoFlavorIsALaterHold(t *testing.T) {
+	for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
+		s := parkQueues(t, opts, kueue.BestEffortFIFO)
+		apply(t, s, job("a", "huge", 9, 10).Created(-time.Second).Obj())
+		apply(t, s, job("x", "x5", 1, 5).Created(time.Second).Obj())
+		if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"x5"}) {
+			t.Fatalf("incremental=%v: first cycle admitted %v, want x5", !opts.DisableIncrementalCycle, got)
+		}
+		if got := victimNames(s.Cycle(now.Add(time.Second))); got != "x0:InCohortReclamation" {
+			t.Fatalf("incremental=%v: second cycle's victims %q, want x0:InCohortReclamation", !opts.DisableIncrementalCycle, got)
+		}
+	}
+}
+
 // Kueue's other requeue events take a parked workload out of the
 // inadmissible list too, though they free no quota: a pending workload of
 // the tree deleted or deactivated (its workload controller's delete and

@@ -347,6 +347,9 @@ type record struct {
 	// cycle turnCycle (see noteTurn).
 	turn      int
 	turnCycle uint64
+	// keptCycle is the cycle whose walk found it parked from an earlier
+	// one: in Kueue's inadmissible list, no head of that cycle (noteTurn).
+	keptCycle uint64
 	// orderAt is the time it is ordered by in its queue: its creation, or
 	// its eviction for a PodsReady timeout (WaitForPodsReady.OrderByEviction),
 	// or, with NoPrioritySortingWithinCohort, just after its preemption to
