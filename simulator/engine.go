@@ -86,6 +86,10 @@ type EngineOptions struct {
 	// NoPrioritySortingWithinCohort is the PrioritySortingWithinCohort gate
 	// turned off: heads of a cohort's queues are not ordered by priority.
 	NoPrioritySortingWithinCohort bool
+	// NoEquivalenceHashing is the SchedulingEquivalenceHashing gate turned
+	// off: only the workload whose evaluation failed is parked, not the
+	// workloads of its queue that Kueue's class cannot tell apart from it.
+	NoEquivalenceHashing bool
 	// Resources is the Configuration's resources block (excluded prefixes,
 	// transformations); nil counts requests as they are.
 	Resources *configv1beta2.Resources

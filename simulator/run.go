@@ -215,6 +215,7 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 		NoPartialAdmission:            !cfg.FeatureGate(configv1beta2.FeaturePartialAdmission),
 		NoReclaimablePods:             !cfg.FeatureGate(configv1beta2.FeatureReclaimablePods),
 		NoPrioritySortingWithinCohort: !cfg.FeatureGate(configv1beta2.FeaturePrioritySortingWithinCohort),
+		NoEquivalenceHashing:          !cfg.FeatureGate(configv1beta2.FeatureSchedulingEquivalenceHashing),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

@@ -136,7 +136,7 @@ func TestConfigurationChangeRebuildsTheEngine(t *testing.T) {
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 metadata: {annotations: {simulation.quokka.dev/at: 1h}}
-featureGates: {DynamicQuotaOrchestration: true, RecomputeAssignmentUponPreemptionTargetsOverlap: false}
+featureGates: {DynamicQuotaOrchestration: true, RecomputeAssignmentUponPreemptionTargetsOverlap: false, SchedulingEquivalenceHashing: false}
 `)
 	res, engines := run(t, d, Options{}, nil)
 	if len(engines) != 2 || engines[0].opts.DynamicQuotaOrchestration || !engines[1].opts.DynamicQuotaOrchestration {
@@ -145,6 +145,10 @@ featureGates: {DynamicQuotaOrchestration: true, RecomputeAssignmentUponPreemptio
 	if engines[0].opts.WaitOnOverlappingTargets || !engines[1].opts.WaitOnOverlappingTargets {
 		t.Errorf("want preemptors to wait on overlapping targets only once the RecomputeAssignmentUponPreemptionTargetsOverlap gate is off; got %v then %v",
 			engines[0].opts.WaitOnOverlappingTargets, engines[1].opts.WaitOnOverlappingTargets)
+	}
+	if engines[0].opts.NoEquivalenceHashing || !engines[1].opts.NoEquivalenceHashing {
+		t.Errorf("want workloads parked by class only while the SchedulingEquivalenceHashing gate is on; got off=%v then off=%v",
+			engines[0].opts.NoEquivalenceHashing, engines[1].opts.NoEquivalenceHashing)
 	}
 	w := engines[1].wls[types.NamespacedName{Namespace: "ns", Name: "a"}]
 	if w == nil || w.wl.Status.Admission == nil || w.wl.Status.Admission.ClusterQueue != "cq" {

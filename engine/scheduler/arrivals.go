@@ -132,6 +132,7 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		if r.state == StatePending && s.localQueues[r.lq] != nil && s.localQueues[r.lq].cq == cq {
 			if _, filtered := s.filter(q, r); !filtered {
 				s.park(q, r)
+				s.noteParkedForGood(q, r)
 			}
 		}
 	}

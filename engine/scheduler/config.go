@@ -13,7 +13,7 @@ import (
 // once, at start-up (STYLE: feature gates are resolved into options, never checked
 // on the hot path): the DynamicQuotaOrchestration,
 // RecomputeAssignmentUponPreemptionTargetsOverlap, PartialAdmission,
-// ReclaimablePods and PrioritySortingWithinCohort gates, fair sharing when the
+// ReclaimablePods, PrioritySortingWithinCohort and SchedulingEquivalenceHashing gates, fair sharing when the
 // fairSharing block is present, and admission fair sharing when its gate is on.
 func OptionsFromConfiguration(cfg *config.Configuration) Options {
 	opts := Options{
@@ -22,6 +22,7 @@ func OptionsFromConfiguration(cfg *config.Configuration) Options {
 		NoPartialAdmission:            !cfg.FeatureGate(config.FeaturePartialAdmission),
 		NoReclaimablePods:             !cfg.FeatureGate(config.FeatureReclaimablePods),
 		NoPrioritySortingWithinCohort: !cfg.FeatureGate(config.FeaturePrioritySortingWithinCohort),
+		NoEquivalenceHashing:          !cfg.FeatureGate(config.FeatureSchedulingEquivalenceHashing),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

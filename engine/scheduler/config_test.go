@@ -16,8 +16,8 @@ func TestOptionsFromConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o := OptionsFromConfiguration(plain); o.FairSharing != nil || o.DynamicQuotaOrchestration || o.WaitOnOverlappingTargets || o.NoPartialAdmission ||
-		o.NoReclaimablePods || o.NoPrioritySortingWithinCohort {
-		t.Errorf("defaults: %+v, want fair sharing and DQO off, recomputation upon overlapping targets, partial admission, reclaimable pods and priority sorting on", o)
+		o.NoReclaimablePods || o.NoPrioritySortingWithinCohort || o.NoEquivalenceHashing {
+		t.Errorf("defaults: %+v, want fair sharing and DQO off, recomputation upon overlapping targets, partial admission, reclaimable pods, priority sorting and equivalence hashing on", o)
 	}
 	if o := OptionsFromConfiguration(plain); o.WaitForPodsReady == nil || o.WaitForPodsReady.BlockAdmission {
 		t.Errorf("defaults: waitForPodsReady %+v, want on (Kueue v0.19) without blockAdmission", o.WaitForPodsReady)
@@ -33,14 +33,14 @@ func TestOptionsFromConfiguration(t *testing.T) {
 	fs, err := config.Decode([]byte("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n" +
 		"fairSharing:\n  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n" +
 		"featureGates:\n  DynamicQuotaOrchestration: true\n  RecomputeAssignmentUponPreemptionTargetsOverlap: false\n  PartialAdmission: false\n" +
-		"  ReclaimablePods: false\n  PrioritySortingWithinCohort: false\n"))
+		"  ReclaimablePods: false\n  PrioritySortingWithinCohort: false\n  SchedulingEquivalenceHashing: false\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := OptionsFromConfiguration(fs)
 	if o.FairSharing == nil || len(o.FairSharing.PreemptionStrategies) != 2 || !o.DynamicQuotaOrchestration || !o.WaitOnOverlappingTargets || !o.NoPartialAdmission ||
-		!o.NoReclaimablePods || !o.NoPrioritySortingWithinCohort {
-		t.Errorf("got %+v, want fair sharing with both strategies, DQO on, preemptors waiting on overlapping targets, and partial admission, reclaimable pods and priority sorting off", o)
+		!o.NoReclaimablePods || !o.NoPrioritySortingWithinCohort || !o.NoEquivalenceHashing {
+		t.Errorf("got %+v, want fair sharing with both strategies, DQO on, preemptors waiting on overlapping targets, and partial admission, reclaimable pods, priority sorting and equivalence hashing off", o)
 	}
 }
 

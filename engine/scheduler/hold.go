@@ -258,11 +258,33 @@ func (s *Scheduler) releasingHolds(match func(heldCharge) bool, f func()) {
 // released in the tree (a workload that held quota finished, was evicted or
 // deleted) or the structure changes.
 func (s *Scheduler) holdEpoch(q *quota.ClusterQueue) holdMark {
+	ec := &s.epochs
+	if ec.releaseVer != s.releaseVer || ec.structVer != s.structVer || ec.byCQ == nil {
+		// A release or a change of structure (which may move q to
+		// another tree) since the last answers: start afresh.
+		if ec.byCQ == nil {
+			ec.byCQ = map[*quota.ClusterQueue]holdMark{}
+		}
+		clear(ec.byCQ)
+		ec.releaseVer, ec.structVer = s.releaseVer, s.structVer
+	} else if m, ok := ec.byCQ[q]; ok {
+		return m
+	}
 	var release uint64
 	if rc := s.releases[s.treeOf(q.Name())]; rc != nil {
 		release = rc.now
 	}
-	return holdMark{release: release, structVer: s.structChanges, valid: true}
+	m := holdMark{release: release, structVer: s.structChanges, valid: true}
+	ec.byCQ[q] = m
+	return m
+}
+
+// epochCache keeps holdEpoch's answers while no release and no change of
+// structure happens: walks ask for a queue's epoch for each of its
+// workloads, and each answer took three lookups by name.
+type epochCache struct {
+	releaseVer, structVer uint64
+	byCQ                  map[*quota.ClusterQueue]holdMark
 }
 
 // noteRelease records that a workload of ClusterQueue cq released its quota,
@@ -281,6 +303,7 @@ func (s *Scheduler) noteRelease(cq string) {
 		rc = &releaseCount{}
 		s.releases[k] = rc
 	}
+	s.releaseVer++
 	if rc.cycle != s.cycle {
 		rc.prevCycle, rc.prevAdmits = rc.cycle, rc.admits
 		rc.atWalk, rc.cycle, rc.admits = rc.now, s.cycle, s.treeAdmitCount(k)

@@ -66,6 +66,7 @@ func (s *Scheduler) ParkWorkload(key types.NamespacedName) {
 	if q, ok := s.cache.ClusterQueue(lq.cq); ok {
 		s.park(q, r)
 		r.heldAt = r.parked // nor does it hold quota before then (hold.go)
+		s.noteParkedForGood(q, r)
 	}
 }
 
@@ -90,7 +91,10 @@ func (s *Scheduler) ParkWorkload(key types.NamespacedName) {
 // turn-th workload, or that r is parked from an earlier cycle and so no
 // head of this one (keptCycle).
 func (s *Scheduler) noteTurn(rn *run, r *record) {
-	if r.parkedCycle < s.cycle && s.parkedNow(rn.q, r) {
+	if !rn.epoch.valid {
+		rn.epoch = s.holdEpoch(rn.q) // releases happen between cycles
+	}
+	if r.parkedCycle < s.cycle && s.ownParkedAt(rn.q, r, rn.epoch) || s.classParked(rn.q, r) {
 		r.keptCycle = s.cycle
 		return
 	}
@@ -106,13 +110,16 @@ func (s *Scheduler) parkIfDue(rn *run, r *record) {
 		return
 	}
 	s.park(rn.q, r)
-	if rn.byLQ != nil || r.keptCycle == s.cycle {
+	if s.classParked(rn.q, r) {
+		// Never evaluated by Kueue before the next requeue event: it
+		// holds nothing either (see hold).
+		r.heldAt = r.parked
+	} else if rn.byLQ == nil && r.keptCycle != s.cycle && !(r.turnCycle == s.cycle && r.turn <= 1) {
+		r.tentativeCycle = s.cycle
+		s.tentative = append(s.tentative, tentativePark{rn: rn, r: r})
 		return
 	}
-	if r.turnCycle == s.cycle && r.turn <= 1 {
-		return
-	}
-	s.tentative = append(s.tentative, tentativePark{rn: rn, r: r})
+	s.noteParkedForGood(rn.q, r)
 }
 
 // laterInQueue tells whether r, evaluated in rn's walk, comes after the
@@ -135,9 +142,12 @@ type tentativePark struct {
 // keeps their queues awake: they search again next cycle.
 func (s *Scheduler) settleTentative() {
 	for _, t := range s.tentative {
+		t.r.tentativeCycle = 0
 		if s.treeAdmittedIn(t.rn.q, s.cycle) && t.r.parkedCycle == s.cycle {
 			s.unpark(t.r)
 			t.rn.outcome.active = true
+		} else if s.ownParked(t.rn.q, t.r) {
+			s.noteParkedForGood(t.rn.q, t.r)
 		}
 	}
 	clear(s.tentative)
@@ -228,16 +238,19 @@ func (s *Scheduler) lastEpochStart(q *quota.ClusterQueue) (begun, admitsBefore u
 	}
 }
 
-// amongFirst tells whether r is among the first n workloads q's walk
-// evaluates.
+// amongFirst tells whether the first n turns of q's walks park r: r takes
+// one of them, or, under SchedulingEquivalenceHashing, a workload of its
+// class does (the others of the class take no turn).
 func (s *Scheduler) amongFirst(q *quota.ClusterQueue, r *record, n uint64) bool {
 	l, ok := s.lists[q.Name()]
 	if !ok {
 		return false
 	}
+	var parked map[class]bool // the classes the turns so far parked
+	byClass := s.classesApply(q)
 	for _, e := range l.sorted {
 		if n == 0 {
-			return false
+			break
 		}
 		if !e.valid() {
 			continue
@@ -245,10 +258,27 @@ func (s *Scheduler) amongFirst(q *quota.ClusterQueue, r *record, n uint64) bool 
 		if _, filtered := s.filter(q, e.r); filtered {
 			continue
 		}
+		c, classed := e.r.classOf()
+		classed = classed && byClass
+		if classed && parked[c] {
+			if e.r == r {
+				return true
+			}
+			continue
+		}
 		if e.r == r {
 			return true
 		}
 		n--
+		if classed {
+			if parked == nil {
+				parked = map[class]bool{}
+			}
+			parked[c] = true
+		}
+	}
+	if c, ok := r.classOf(); byClass && ok {
+		return parked[c]
 	}
 	return false
 }
@@ -256,17 +286,28 @@ func (s *Scheduler) amongFirst(q *quota.ClusterQueue, r *record, n uint64) bool 
 // unpark records that r's evaluation did not park it: Kueue requeued it at
 // once (it preempted, or was skipped for the cycle).
 func (s *Scheduler) unpark(r *record) {
-	r.parked = holdMark{}
+	r.parked, r.parkedCycle = holdMark{}, s.cycle
 }
 
 // parkedNow tells whether r, pending in q, is parked: its last evaluation
-// failed and no release happened in its tree since.
+// failed and no release happened in its tree since, or a workload of its
+// class is parked (equivalence.go).
 func (s *Scheduler) parkedNow(q *quota.ClusterQueue, r *record) bool {
+	return s.ownParked(q, r) || s.classParked(q, r)
+}
+
+// ownParked tells whether r, pending in q, is parked by its own evaluation.
+func (s *Scheduler) ownParked(q *quota.ClusterQueue, r *record) bool {
+	return s.ownParkedAt(q, r, s.holdEpoch(q))
+}
+
+// ownParkedAt is ownParked with q's release epoch given.
+func (s *Scheduler) ownParkedAt(q *quota.ClusterQueue, r *record, mark holdMark) bool {
 	if q.Strategy == kueue.StrictFIFO {
 		return false
 	}
 	at := s.parkedAt(q, r)
-	return at.valid && at == s.holdEpoch(q)
+	return at.valid && at == mark
 }
 
 // parkedAt is the release epoch r is parked at, as a walk of every queue

@@ -74,6 +74,11 @@ type Options struct {
 	// arrives again just after that preemption. Within a ClusterQueue
 	// priority still orders its workloads. Off (the gate's default).
 	NoPrioritySortingWithinCohort bool
+	// NoEquivalenceHashing is Kueue's SchedulingEquivalenceHashing gate
+	// turned off (and Kueue v0.17's default): only the workload whose
+	// evaluation failed is parked, not the workloads of its queue equal to
+	// it. On (the gate's default since Kueue v0.18), see equivalence.go.
+	NoEquivalenceHashing bool
 	// Resources decides what pod sets' requests count as (the
 	// Configuration's resources block: excluded prefixes and
 	// transformations); nil counts them as requested.
@@ -261,6 +266,13 @@ type Scheduler struct {
 	// may undo (park.go).
 	treeAdmits map[treeKey]*admitCycles
 	tentative  []tentativePark
+	// classes indexes the workloads parked for good by class
+	// (equivalence.go).
+	classes classIndex
+	// releaseVer counts every release (noteRelease), and epochs caches
+	// holdEpoch's answers between them.
+	releaseVer uint64
+	epochs     epochCache
 	// lastWalkStruct is structChanges as the previous cycle's walks saw
 	// it, and walkStruct as this cycle's do (see park.go).
 	lastWalkStruct, walkStruct uint64
@@ -348,8 +360,10 @@ type record struct {
 	turn      int
 	turnCycle uint64
 	// keptCycle is the cycle whose walk found it parked from an earlier
-	// one: in Kueue's inadmissible list, no head of that cycle (noteTurn).
-	keptCycle uint64
+	// one, or by its class: in Kueue's inadmissible list, no head of that
+	// cycle (noteTurn). tentativeCycle is the cycle in which its parking is
+	// tentative (see parkIfDue).
+	keptCycle, tentativeCycle uint64
 	// orderAt is the time it is ordered by in its queue: its creation, or
 	// its eviction for a PodsReady timeout (WaitForPodsReady.OrderByEviction),
 	// or, with NoPrioritySortingWithinCohort, just after its preemption to

@@ -26,6 +26,8 @@ type run struct {
 	memo walkMemo
 	// turns counts the workloads the walk evaluated (see noteTurn).
 	turns int
+	// epoch is q's release epoch in this cycle, once asked (noteTurn).
+	epoch holdMark
 	// took is set once the queue admitted, preempted for or held for a
 	// workload in this cycle. Kueue's cycle takes one head per queue, so
 	// the queue's next workload is a head of a later Kueue cycle: its hold
@@ -289,7 +291,9 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 		rn.outcome.active = rn.outcome.active || rn.strict
 		rn.outcome.holds = true
 		held = s.hold(rn, r, res.Preemption)
-		rn.took = true
+		// One parked before this cycle is no head of it (noteTurn): it
+		// takes the queue's turn only if it holds.
+		rn.took = rn.took || held || r.keptCycle != s.cycle
 	}
 	// A search that found nothing in the tree may find victims once another
 	// queue of the tree borrows: the queue must stay awake. One that found

@@ -67,6 +67,10 @@ type Info struct {
 	PodSets       []PodSet
 	// Admission is set when status.admission is.
 	Admission *Admission
+	// EquivalenceShape is the workload's class for Kueue's
+	// SchedulingEquivalenceHashing, but for its priority (equivalence.go);
+	// the zero Shape for none.
+	EquivalenceShape Shape
 	// Invalid, when not "", says why the workload can never be admitted as
 	// it is (a container requests more than its limit).
 	Invalid string
@@ -219,6 +223,7 @@ func FromAPIIn(wl *kueue.Workload, rules *ResourceRules, env *Environment) (*Inf
 			Tolerations:      append([]corev1.Toleration(nil), spec.Tolerations...),
 		})
 	}
+	info.EquivalenceShape = equivalenceShape(wl, info)
 	if adm := wl.Status.Admission; adm != nil {
 		a, err := admissionFromAPI(info, adm)
 		if err != nil {

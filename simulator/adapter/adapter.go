@@ -55,6 +55,7 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		NoPartialAdmission:            opts.NoPartialAdmission,
 		NoReclaimablePods:             opts.NoReclaimablePods,
 		NoPrioritySortingWithinCohort: opts.NoPrioritySortingWithinCohort,
+		NoEquivalenceHashing:          opts.NoEquivalenceHashing,
 		Resources:                     scheduler.ResourceRules(opts.Resources),
 		WaitForPodsReady:              scheduler.WaitForPodsReadyOptions(opts.WaitForPodsReady),
 		// The simulator reads reasons only from the cycle after WakeAll,

@@ -42,6 +42,13 @@ const (
 	// again just after its preemption; within a ClusterQueue priority
 	// orders its workloads either way.
 	FeaturePrioritySortingWithinCohort Feature = "PrioritySortingWithinCohort"
+	// FeatureSchedulingEquivalenceHashing: when a workload of a
+	// BestEffortFIFO ClusterQueue gets no flavor, or needs preemption and
+	// finds no victims, the workloads of its queue that the scheduler cannot
+	// tell apart from it (same priority, same pod sets) wait with it until
+	// the next requeue event, without being evaluated (Kueue's gate, beta,
+	// on by default since v0.18; off in v0.17).
+	FeatureSchedulingEquivalenceHashing Feature = "SchedulingEquivalenceHashing"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -74,6 +81,7 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeaturePartialAdmission:                                {Default: true, Maturity: Beta},
 	FeatureReclaimablePods:                                 {Default: true, Maturity: Beta},
 	FeaturePrioritySortingWithinCohort:                     {Default: true, Maturity: Beta},
+	FeatureSchedulingEquivalenceHashing:                    {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

@@ -25,6 +25,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeatureReclaimablePods: true,
 		// Beta and on in Kueue since v0.6.
 		FeaturePrioritySortingWithinCohort: true,
+		// Beta, off in Kueue v0.17 and on since v0.18.
+		FeatureSchedulingEquivalenceHashing: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)

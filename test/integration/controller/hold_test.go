@@ -70,6 +70,8 @@ func TestBorrowerKeptOutByAOneCycleHoldIsAdmittedNext(t *testing.T) {
 // workload: here a10 waits to reclaim, x5's admission makes x borrow and
 // x0 (priority 0) a victim a10 could take, and a10 still waits until b100
 // finishes, then is admitted in the room b100 freed; x0 is never evicted.
+// Nor does a10b, of a10's class, arriving once x borrows: Kueue's
+// SchedulingEquivalenceHashing (on by default) parks it on arrival.
 //
 // a (nominal 2) reclaims lower priorities; b (nominal 0) borrows 2 with
 // b100 (priority 100); x (nominal 2) runs x0; y lends its 1.
@@ -107,6 +109,10 @@ func TestParkedWorkloadWaitsForAReleaseNotAnAdmission(t *testing.T) {
 	pending("a10")
 	create(t, withPriority(makeWL(ns, "x5", "lqx", "cpu", "1"), 5))
 	waitAdmitted(t, ns, "x5")
+	// a10b, of a10's class, arrives once x borrows: with Kueue's
+	// SchedulingEquivalenceHashing (on by default) it is parked on arrival
+	// with a10, where as a new head it would have reclaimed x0.
+	create(t, withPriority(makeWL(ns, "a10b", "lqa", "cpu", "2"), 10))
 	// A cycle after x5's admission: the one in which a10 would have
 	// reclaimed x0 without parking.
 	create(t, withPriority(makeWL(ns, "z", "lqy", "cpu", "9"), 0))
@@ -115,6 +121,6 @@ func TestParkedWorkloadWaitsForAReleaseNotAnAdmission(t *testing.T) {
 	waitAdmitted(t, ns, "a10")
 	x0 := getWL(t, ns, "x0")
 	if c := cond(x0, kueue.WorkloadEvicted); c != nil || !meta.IsStatusConditionTrue(x0.Status.Conditions, kueue.WorkloadQuotaReserved) {
-		t.Errorf("x0 was evicted (%+v) though a10 had no release to search again after", c)
+		t.Errorf("x0 was evicted (%+v) though neither a10 nor a10b of its class had a release to search again after", c)
 	}
 }

@@ -318,8 +318,8 @@ func replayWL(name, lq string, at int, cq, message string) kueue.Workload {
 // waits on overlapping preemption targets.
 func TestEngineOptionsFromGates(t *testing.T) {
 	opts, err := engineOptions(asKueueV017)
-	if err != nil || !opts.WaitOnOverlappingTargets {
-		t.Errorf("engineOptions(%q) = %+v, %v; want WaitOnOverlappingTargets", asKueueV017, opts, err)
+	if err != nil || !opts.WaitOnOverlappingTargets || !opts.NoEquivalenceHashing {
+		t.Errorf("engineOptions(%q) = %+v, %v; want WaitOnOverlappingTargets and NoEquivalenceHashing", asKueueV017, opts, err)
 	}
 	if opts, err := engineOptions(""); err != nil || opts.WaitOnOverlappingTargets {
 		t.Errorf("engineOptions(\"\") = %+v, %v; want Quokka's defaults (the gate on)", opts, err)

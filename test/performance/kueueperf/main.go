@@ -258,8 +258,10 @@ func (o options) quokkaManager(dir, kubeconfig string) []string {
 // on the other side of both loads, has no
 // RecomputeAssignmentUponPreemptionTargetsOverlap gate and decides as Kueue
 // v0.20 does with it off (a preemptor whose victims are already being evicted
-// waits for them), where Quokka's default follows Kueue v0.20's (on).
-const asKueueV017 = "RecomputeAssignmentUponPreemptionTargetsOverlap=false"
+// waits for them), where Quokka's default follows Kueue v0.20's (on); and its
+// SchedulingEquivalenceHashing is off by default (on since v0.18, and in
+// Quokka).
+const asKueueV017 = "RecomputeAssignmentUponPreemptionTargetsOverlap=false,SchedulingEquivalenceHashing=false"
 
 // runJobs runs the Jobs load (--load jobs) on each side and prints the table.
 func runJobs(o options) error {
