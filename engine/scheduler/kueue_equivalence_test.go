@@ -35,14 +35,7 @@ func TestKueueArrivalOfAParkedClassIsParked(t *testing.T) {
 					t.Fatalf("admitted %v, want x5", got)
 				}
 				apply(t, s, job("a", arrival.name, 2, arrival.priority).Created(time.Minute).Obj())
-				var victims []string
-				for i := 2; i < 5; i++ {
-					ds := s.Cycle(now.Add(time.Duration(i) * time.Second))
-					for _, p := range preempts(ds) {
-						victims = append(victims, p.Preemptor.Name+">"+victimNames([]Decision{p}))
-						confirm(s, []Decision{p})
-					}
-				}
+				victims := preemptionsIn(s, 2, 5)
 				var want []string
 				if !hashing || arrival.priority != 10 {
 					want = []string{arrival.name + ">x0:InCohortReclamation"}
@@ -108,14 +101,7 @@ func TestKueueParkedClassMovesItsWaitingWorkloads(t *testing.T) {
 				t.Fatalf("hashing=%v: first cycle admitted %v, want m1", hashing, got)
 			}
 			apply(t, s, job("x", "x5", 1, 5).ReserveQuota("x", "default").QuotaReservedAt(time.Minute).Obj())
-			var victims []string
-			for i := 1; i < 4; i++ {
-				ds := s.Cycle(now.Add(time.Duration(i) * time.Second))
-				for _, p := range preempts(ds) {
-					victims = append(victims, p.Preemptor.Name+">"+victimNames([]Decision{p}))
-					confirm(s, []Decision{p})
-				}
-			}
+			victims := preemptionsIn(s, 1, 4)
 			var want []string
 			if !hashing {
 				want = []string{"a10b>x0:InCohortReclamation"}
@@ -179,4 +165,17 @@ func TestKueueEquivalenceClassKey(t *testing.T) {
 			t.Errorf("%s: same parked by its class %v, want %v", strategy, got, want)
 		}
 	}
+}
+
+// preemptionsIn runs cycles from to to-1, a second apart, evicting every
+// victim at once, and returns the preemptions as "preemptor>victims".
+func preemptionsIn(s *Scheduler, from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		for _, p := range preempts(s.Cycle(now.Add(time.Duration(i) * time.Second))) {
+			out = append(out, p.Preemptor.Name+">"+victimNames([]Decision{p}))
+			confirm(s, []Decision{p})
+		}
+	}
+	return out
 }

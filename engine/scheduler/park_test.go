@@ -59,16 +59,24 @@ func TestParkedWorkloadDoesNotPreemptBeforeARelease(t *testing.T) {
 		if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"x5"}) {
 			t.Fatalf("incremental=%v: admitted %v, want x5 borrowing y's quota", !opts.DisableIncrementalCycle, got)
 		}
-		for i := 0; i < 3; i++ {
-			if ds := s.Cycle(now.Add(time.Duration(i+1) * time.Second)); len(preempts(ds)) != 0 {
-				t.Fatalf("incremental=%v: a10 preempted %s without a release in its tree", !opts.DisableIncrementalCycle, victimNames(ds))
-			}
+		waitsForB100(t, s, opts, 1)
+	}
+}
+
+// waitsForB100 checks that parkWorld's a preempts nothing in four cycles from
+// second from on, and that once b100 finishes a10 is admitted in the room it
+// freed, without preemption.
+func waitsForB100(t *testing.T, s *Scheduler, opts Options, from int) {
+	t.Helper()
+	for i := from; i < from+4; i++ {
+		if ds := s.Cycle(now.Add(time.Duration(i) * time.Second)); len(preempts(ds)) != 0 {
+			t.Fatalf("incremental=%v: cycle at %ds preempted %s without a release in the tree", !opts.DisableIncrementalCycle, i, victimNames(ds))
 		}
-		s.FinishWorkload(key("b", "b100"))
-		ds := s.Cycle(now.Add(5 * time.Second))
-		if got := admittedNames(ds); !slices.Equal(got, []string{"a10"}) || len(preempts(ds)) != 0 {
-			t.Fatalf("incremental=%v: after b100 finished, decisions %v, want a10 admitted without preemption", !opts.DisableIncrementalCycle, ds)
-		}
+	}
+	s.FinishWorkload(key("b", "b100"))
+	ds := s.Cycle(now.Add(time.Duration(from+5) * time.Second))
+	if got := admittedNames(ds); !slices.Equal(got, []string{"a10"}) || len(preempts(ds)) != 0 {
+		t.Fatalf("incremental=%v: after b100 finished, decisions %v, want a10 admitted without preemption", !opts.DisableIncrementalCycle, ds)
 	}
 }
 
@@ -94,16 +102,7 @@ func TestLaterParkedWorkloadStaysParkedThroughAnAdmission(t *testing.T) {
 		if got := admittedNames(s.Cycle(now.Add(3 * time.Second))); !slices.Equal(got, []string{"x5"}) {
 			t.Fatalf("incremental=%v: admitted %v, want x5 borrowing y's quota", !opts.DisableIncrementalCycle, got)
 		}
-		for i := 4; i < 8; i++ {
-			if ds := s.Cycle(now.Add(time.Duration(i) * time.Second)); len(preempts(ds)) != 0 {
-				t.Fatalf("incremental=%v: cycle %d preempted %s without a release in the tree", !opts.DisableIncrementalCycle, i+1, victimNames(ds))
-			}
-		}
-		s.FinishWorkload(key("b", "b100"))
-		ds := s.Cycle(now.Add(10 * time.Second))
-		if got := admittedNames(ds); !slices.Equal(got, []string{"a10"}) || len(preempts(ds)) != 0 {
-			t.Fatalf("incremental=%v: after b100 finished, decisions %v, want a10 admitted without preemption", !opts.DisableIncrementalCycle, ds)
-		}
+		waitsForB100(t, s, opts, 4)
 	}
 }
 
