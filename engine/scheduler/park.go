@@ -91,10 +91,7 @@ func (s *Scheduler) ParkWorkload(key types.NamespacedName) {
 // turn-th workload, or that r is parked from an earlier cycle and so no
 // head of this one (keptCycle).
 func (s *Scheduler) noteTurn(rn *run, r *record) {
-	if !rn.epoch.valid {
-		rn.epoch = s.holdEpoch(rn.q) // releases happen between cycles
-	}
-	if r.parkedCycle < s.cycle && s.ownParkedAt(rn.q, r, rn.epoch) || s.classParked(rn.q, r) {
+	if r.parkedCycle < s.cycle && s.ownParked(rn.q, r) || s.classParked(rn.q, r) {
 		r.keptCycle = s.cycle
 		return
 	}

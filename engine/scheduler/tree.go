@@ -26,8 +26,6 @@ type run struct {
 	memo walkMemo
 	// turns counts the workloads the walk evaluated (see noteTurn).
 	turns int
-	// epoch is q's release epoch in this cycle, once asked (noteTurn).
-	epoch holdMark
 	// took is set once the queue admitted, preempted for or held for a
 	// workload in this cycle. Kueue's cycle takes one head per queue, so
 	// the queue's next workload is a head of a later Kueue cycle: its hold
@@ -153,11 +151,10 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		ver++
 		out = s.pushNext(hd.run, h, ver, out)
 	}
+	s.settleTentative()
 	if s.stopCycle {
-		s.settleTentative()
 		return out // no settleSleep: the block's end wakes every queue
 	}
-	s.settleTentative()
 	for _, rn := range runs {
 		if !rn.slept {
 			s.noteWalked(rn)

@@ -36,10 +36,6 @@ func TestBorrowerKeptOutByAOneCycleHoldIsAdmittedNext(t *testing.T) {
 	cq3 := makeCQ(ns+"-cq3").cohort(ns).selector("team", ns).flavor("default", quota(cpu, "5", "", "3")).obj()
 	cq3.Spec.Preemption = &kueue.ClusterQueuePreemption{ReclaimWithinCohort: kueue.PreemptionPolicyLowerPriority}
 	create(t, cq1, cq3, makeLQ(ns, "lq1", ns+"-cq1"), makeLQ(ns, "lq3", ns+"-cq3"))
-	withPriority := func(wl *kueue.Workload, p int32) *kueue.Workload {
-		wl.Spec.Priority = ptr.To(p)
-		return wl
-	}
 	create(t, withPriority(makeWL(ns, "a1", "lq1", "cpu", "3"), 20), withPriority(makeWL(ns, "b", "lq1", "cpu", "1"), 20),
 		withPriority(makeWL(ns, "a3", "lq3", "cpu", "2"), 0))
 	startManager(t, nil)
@@ -86,10 +82,6 @@ func TestParkedWorkloadWaitsForAReleaseNotAnAdmission(t *testing.T) {
 		makeCQ(ns+"-x").cohort(ns).selector("team", ns).flavor("default", quota(cpu, "2", "", "")).obj(),
 		makeCQ(ns+"-y").cohort(ns).selector("team", ns).flavor("default", quota(cpu, "1", "", "")).obj(),
 		makeLQ(ns, "lqa", ns+"-a"), makeLQ(ns, "lqb", ns+"-b"), makeLQ(ns, "lqx", ns+"-x"), makeLQ(ns, "lqy", ns+"-y"))
-	withPriority := func(wl *kueue.Workload, p int32) *kueue.Workload {
-		wl.Spec.Priority = ptr.To(p)
-		return wl
-	}
 	create(t, withPriority(makeWL(ns, "x0", "lqx", "cpu", "2"), 0), withPriority(makeWL(ns, "b100", "lqb", "cpu", "2"), 100))
 	startManager(t, nil)
 	waitAdmitted(t, ns, "x0", "b100")
@@ -123,4 +115,10 @@ func TestParkedWorkloadWaitsForAReleaseNotAnAdmission(t *testing.T) {
 	if c := cond(x0, kueue.WorkloadEvicted); c != nil || !meta.IsStatusConditionTrue(x0.Status.Conditions, kueue.WorkloadQuotaReserved) {
 		t.Errorf("x0 was evicted (%+v) though neither a10 nor a10b of its class had a release to search again after", c)
 	}
+}
+
+// withPriority sets wl's spec.priority.
+func withPriority(wl *kueue.Workload, p int32) *kueue.Workload {
+	wl.Spec.Priority = ptr.To(p)
+	return wl
 }
