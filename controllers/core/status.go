@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -246,15 +245,11 @@ func setAdmissionFairSharingStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueV
 	if v.ConsumedResources == nil || v.ConsumedAt.IsZero() {
 		return
 	}
-	consumed := corev1.ResourceList{}
-	for name, amount := range v.ConsumedResources {
-		consumed[name] = resources.ToQuantity(name, amount)
-	}
 	if lq.Status.FairSharing == nil {
 		lq.Status.FairSharing = &kueue.FairSharingStatus{}
 	}
 	lq.Status.FairSharing.AdmissionFairSharingStatus = &kueue.AdmissionFairSharingStatus{
-		ConsumedResources: consumed, LastUpdate: metav1.NewTime(v.ConsumedAt)}
+		ConsumedResources: v.ConsumedResources, LastUpdate: metav1.NewTime(v.ConsumedAt)}
 }
 
 // localQueueUsage converts a LocalQueue's charge into flavor usage, as Kueue

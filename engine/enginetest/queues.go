@@ -1,6 +1,8 @@
 package enginetest
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -276,6 +278,21 @@ func (w *CohortWrapper) FairWeight(q string) *CohortWrapper {
 func (w *LocalQueueWrapper) FairWeight(q string) *LocalQueueWrapper {
 	v := resource.MustParse(q)
 	w.Spec.FairSharing = &kueue.FairSharing{Weight: &v}
+	return w
+}
+
+// ConsumedResources sets status.fairSharing.admissionFairSharingStatus, the
+// usage a manager wrote before (quantities as strings, by resource).
+func (w *LocalQueueWrapper) ConsumedResources(at time.Time, usage map[corev1.ResourceName]string) *LocalQueueWrapper {
+	list := corev1.ResourceList{}
+	for r, q := range usage {
+		list[r] = resource.MustParse(q)
+	}
+	if w.Status.FairSharing == nil {
+		w.Status.FairSharing = &kueue.FairSharingStatus{}
+	}
+	w.Status.FairSharing.AdmissionFairSharingStatus = &kueue.AdmissionFairSharingStatus{
+		ConsumedResources: list, LastUpdate: metav1.NewTime(at)}
 	return w
 }
 

@@ -30,7 +30,7 @@ type Candidate struct {
 	// LocalQueue's weighted decayed usage: between candidates of one queue
 	// from different LocalQueues, the one of the LocalQueue that used more
 	// goes first (Kueue's CandidatesOrdering). nil otherwise.
-	LQUsage *int64
+	LQUsage *float64
 	// Evicting marks a workload already being evicted for another
 	// preemptor. Only searches that list such workloads at all (see the
 	// scheduler's WaitOnOverlappingTargets) set it; they come before every

@@ -68,8 +68,10 @@ func (s *Scheduler) lqRequests(key types.NamespacedName) resources.Requests {
 	return out
 }
 
-// afsPenalty charges an admission to its LocalQueue's usage at once.
-func (s *Scheduler) afsPenalty(q *quota.ClusterQueue, r *record) {
+// afsSettle folds an admission into its LocalQueue's usage at once, entry
+// penalty and all, as Kueue's workload controller does when the workload
+// turns Admitted (see afs.Usage.Settle).
+func (s *Scheduler) afsSettle(q *quota.ClusterQueue, r *record) {
 	if !s.usesAFS(q) {
 		return
 	}
@@ -77,20 +79,18 @@ func (s *Scheduler) afsPenalty(q *quota.ClusterQueue, r *record) {
 	for fr, v := range r.admission.Usage {
 		req[fr.Resource] = resources.Add(req[fr.Resource], v)
 	}
-	s.lqUsage(r.lq).Penalize(s.afs.params, req)
+	s.lqUsage(r.lq).Settle(s.afs.params, s.now, s.lqRequests(r.lq), req)
 }
 
-// afsKey is the ordering key of a LocalQueue: lower goes first.
-func (s *Scheduler) afsKey(key types.NamespacedName) int64 {
-	u, ok := s.afs.usage[key]
-	if !ok {
-		return 0
-	}
-	w := int64(1000)
+// afsKey is the ordering key of a LocalQueue: lower goes first. A LocalQueue
+// the engine has no usage for is idle; one it does not know weighs 1, as in
+// Kueue.
+func (s *Scheduler) afsKey(key types.NamespacedName) float64 {
+	w := 1.0
 	if lq, ok := s.localQueues[key]; ok {
 		w = lq.weight
 	}
-	return u.Weighted(s.afs.params, w)
+	return s.afs.usage[key].Weighted(s.afs.params, w)
 }
 
 // seedAFS starts a LocalQueue's usage from what its status says it consumed,
@@ -107,15 +107,7 @@ func (s *Scheduler) seedAFS(key types.NamespacedName, lq *kueue.LocalQueue) bool
 		return false
 	}
 	u := afs.NewUsage()
-	for name, q := range lq.Status.FairSharing.AdmissionFairSharingStatus.ConsumedResources {
-		v, err := resources.ToCanonical(name, q)
-		if err != nil || v <= 0 {
-			// A status the engine cannot read is history lost, not an
-			// error: ordering starts afresh for that resource.
-			continue
-		}
-		u.Seed(resources.Requests{name: v})
-	}
+	u.Seed(lq.Status.FairSharing.AdmissionFairSharingStatus.ConsumedResources)
 	s.afs.usage[key] = u
 	return true
 }

@@ -31,6 +31,12 @@ func shared(t *testing.T, opts Options, afs bool, lightWeight string) *Scheduler
 	return world(t, opts, MakeFlavor("default").Obj(), cq.Obj(), MakeLocalQueue("t", "heavy", "shared").Obj(), light.Obj())
 }
 
+// cpuOf is a LocalQueue's admission fair sharing usage of cpu.
+func cpuOf(v LocalQueueView) float64 {
+	q := v.ConsumedResources["cpu"]
+	return q.AsApproximateFloat64()
+}
+
 func cpuJob(lq, name string, cpu int, created time.Duration) *WorkloadWrapper {
 	return MakeWorkload("t", name).Queue(lq).Request("cpu", fmt.Sprint(cpu)).Created(created)
 }
@@ -77,7 +83,7 @@ func TestAFSOrdersByDecayedUsage(t *testing.T) {
 
 	heavy, _ := s.LocalQueueSnapshot("t", "heavy")
 	light, _ := s.LocalQueueSnapshot("t", "light")
-	if heavy.ConsumedResources["cpu"] <= light.ConsumedResources["cpu"] {
+	if cpuOf(heavy) <= cpuOf(light) {
 		t.Fatalf("consumed heavy %v, light %v: heavy must have used more", heavy.ConsumedResources, light.ConsumedResources)
 	}
 	// Two jobs compete for the 3 free CPUs; only one fits.
@@ -97,7 +103,7 @@ func TestAFSOrdersByDecayedUsage(t *testing.T) {
 	}
 	heavy, _ = s.LocalQueueSnapshot("t", "heavy")
 	light, _ = s.LocalQueueSnapshot("t", "light")
-	if heavy.ConsumedResources["cpu"] >= light.ConsumedResources["cpu"] {
+	if cpuOf(heavy) >= cpuOf(light) {
 		t.Fatalf("consumed heavy %v, light %v after 90 minutes: heavy's must have decayed below", heavy.ConsumedResources, light.ConsumedResources)
 	}
 	if !heavy.ConsumedAt.Equal(later) {

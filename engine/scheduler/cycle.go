@@ -297,7 +297,7 @@ func (s *Scheduler) admit(q *quota.ClusterQueue, r *record, res *flavorassigner.
 	s.touch(q)
 	s.attachAdmitted(r, StateAssumed)
 	s.dropPreemption(r.info.Key)
-	s.afsPenalty(q, r)
+	s.afsSettle(q, r)
 	return Admit{Workload: r.info.Key, ClusterQueue: q.Name(), PodSets: clonePodSets(res.PodSets), Borrowing: res.Borrowing}
 }
 

@@ -110,7 +110,8 @@ func (e *kiEnv) consumed(lq string) int64 {
 	if v.ConsumedResources == nil {
 		return -1
 	}
-	return v.ConsumedResources[corev1.ResourceCPU]
+	q := v.ConsumedResources[corev1.ResourceCPU]
+	return q.MilliValue()
 }
 
 // Kueue: test/integration/singlecluster/scheduler/fairsharing/fair_sharing_test.go,

@@ -42,7 +42,7 @@ func (s *Scheduler) nextEntry(rn *run) (entry, bool) {
 		return entry{}, false
 	}
 	for {
-		best, bestKey := -1, int64(0)
+		best, bestKey := -1, 0.0
 		for i, k := range rn.byLQ.keys {
 			part := rn.byLQ.parts[k]
 			if len(part) == 0 {

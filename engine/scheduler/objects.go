@@ -132,9 +132,9 @@ func (s *Scheduler) UpsertLocalQueue(lq *kueue.LocalQueue) {
 		stop = *lq.Spec.StopPolicy
 	}
 	cq := string(lq.Spec.ClusterQueue)
-	weight := int64(1000)
+	weight := 1.0
 	if fs := lq.Spec.FairSharing; fs != nil && fs.Weight != nil {
-		weight = max(0, fs.Weight.MilliValue())
+		weight = fs.Weight.AsApproximateFloat64()
 	}
 	s.seedAFS(key, lq)
 	if old, ok := s.localQueues[key]; ok {

@@ -302,9 +302,9 @@ type localQueue struct {
 	key  types.NamespacedName
 	cq   string
 	stop kueue.StopPolicy
-	// weight is spec.fairSharing.weight in thousandths, for admission fair
-	// sharing.
-	weight int64
+	// weight is spec.fairSharing.weight, for admission fair sharing, as
+	// Kueue reads it (a float, 1 when unset).
+	weight float64
 }
 
 func (lq *localQueue) stopped() bool {

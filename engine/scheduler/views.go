@@ -139,9 +139,9 @@ type LocalQueueView struct {
 	// Usage sums the charges of its workloads holding quota.
 	Usage resources.Amounts
 	// ConsumedResources is admission fair sharing's decayed usage per resource
-	// in canonical units (status.fairSharing.admissionFairSharingStatus), and
-	// ConsumedAt its last sample; nil when the LocalQueue is not tracked.
-	ConsumedResources resources.Requests
+	// (status.fairSharing.admissionFairSharingStatus), and ConsumedAt its
+	// last update; nil when the LocalQueue is not tracked.
+	ConsumedResources corev1.ResourceList
 	ConsumedAt        time.Time
 }
 
