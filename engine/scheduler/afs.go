@@ -17,13 +17,18 @@ import (
 type afsState struct {
 	params afs.Params
 	usage  map[types.NamespacedName]*afs.Usage
+	// held sums, per LocalQueue and resource, the quota its workloads hold
+	// (Kueue's admitted usage of a LocalQueue), kept as they attach and
+	// detach: every admission reads it.
+	held map[types.NamespacedName]resources.Requests
 }
 
 func newAFS(c *config.AdmissionFairSharing) *afsState {
 	if c == nil {
 		return nil
 	}
-	return &afsState{params: afs.ParamsFrom(c), usage: map[types.NamespacedName]*afs.Usage{}}
+	return &afsState{params: afs.ParamsFrom(c), usage: map[types.NamespacedName]*afs.Usage{},
+		held: map[types.NamespacedName]resources.Requests{}}
 }
 
 // usesAFS tells whether q orders its workloads by LocalQueue usage.
@@ -57,15 +62,31 @@ func (s *Scheduler) afsSample(now time.Time) {
 	}
 }
 
-// lqRequests sums, per resource, the quota held by a LocalQueue's workloads.
+// lqRequests is, per resource, the quota held by a LocalQueue's workloads;
+// read-only.
 func (s *Scheduler) lqRequests(key types.NamespacedName) resources.Requests {
-	out := resources.Requests{}
-	for _, r := range s.admittedByLQ[key] {
-		for fr, v := range r.admission.Usage {
-			out[fr.Resource] = resources.Add(out[fr.Resource], v)
+	return s.afs.held[key]
+}
+
+// afsHold counts r's charge in its LocalQueue's held quota (sign 1, as it
+// attaches holding quota) or takes it out (sign -1, as it detaches).
+func (s *Scheduler) afsHold(r *record, sign int64) {
+	if s.afs == nil {
+		return
+	}
+	held, ok := s.afs.held[r.lq]
+	if !ok {
+		held = resources.Requests{}
+		s.afs.held[r.lq] = held
+	}
+	for fr, v := range r.admission.Usage {
+		if held[fr.Resource] += sign * v; held[fr.Resource] == 0 {
+			delete(held, fr.Resource)
 		}
 	}
-	return out
+	if len(held) == 0 {
+		delete(s.afs.held, r.lq)
+	}
 }
 
 // afsSettle folds an admission into its LocalQueue's usage at once, entry

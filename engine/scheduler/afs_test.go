@@ -140,3 +140,49 @@ func TestAFSLocalQueueWeight(t *testing.T) {
 		})
 	}
 }
+
+// The quota each LocalQueue holds, which every admission's settlement reads,
+// is kept as workloads attach and detach; it must always equal the sum over
+// the LocalQueue's workloads holding quota, through admissions, finishes,
+// evictions, a reclaim that shrinks a charge and a deletion.
+func TestAFSHeldQuotaFollowsItsWorkloads(t *testing.T) {
+	s := shared(t, afsOptions(), true, "")
+	check := func(step string) {
+		t.Helper()
+		want := map[string]int64{}
+		for lq, set := range s.admittedByLQ {
+			for _, r := range set {
+				for fr, v := range r.admission.Usage {
+					want[lq.Name+"/"+string(fr.Resource)] += v
+				}
+			}
+		}
+		got := map[string]int64{}
+		for lq, held := range s.afs.held {
+			for r, v := range held {
+				got[lq.Name+"/"+string(r)] = v
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: held %v, want %v", step, got, want)
+		}
+	}
+	apply(t, s, cpuJob("heavy", "h0", 1, 0).Obj())
+	apply(t, s, MakeWorkload("t", "h1").Queue("heavy").PodSet("main", 2).Request("cpu", "1").Created(time.Second).Obj())
+	apply(t, s, cpuJob("light", "l0", 1, 2*time.Second).Obj())
+	s.Cycle(now)
+	check("admitted")
+	s.FinishWorkload(key("t", "h0"))
+	check("finished")
+	s.EvictWorkload(key("t", "l0"))
+	check("evicted")
+	s.Cycle(now.Add(time.Second))
+	check("admitted again")
+	// h1's second pod finished for good: its charge shrinks.
+	wl := MakeWorkload("t", "h1").Queue("heavy").PodSet("main", 2).Request("cpu", "1").Created(time.Second).
+		ReserveQuota("shared", "default").Reclaimable("main", 1).Obj()
+	apply(t, s, wl)
+	check("reclaimed")
+	s.DeleteWorkload(key("t", "h1"))
+	check("deleted")
+}

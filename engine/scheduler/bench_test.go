@@ -68,20 +68,41 @@ func BenchmarkCycle1000Queues50000Pending(b *testing.B) {
 
 // BenchmarkDrainOneQueue10000: one ClusterQueue with room for 10,000 small
 // pending workloads; one Cycle admits them all.
-func BenchmarkDrainOneQueue10000(b *testing.B) {
+func BenchmarkDrainOneQueue10000(b *testing.B) { benchDrain(b, false) }
+
+// BenchmarkDrainOneQueue10000AFS is the same drain with admission fair
+// sharing, the workloads alternating between two LocalQueues: every admission
+// settles its LocalQueue's usage and reorders the two.
+func BenchmarkDrainOneQueue10000AFS(b *testing.B) { benchDrain(b, true) }
+
+func benchDrain(b *testing.B, afs bool) {
 	var admitted int
 	var elapsed time.Duration
 	var allocs uint64
+	opts := Options{}
+	if afs {
+		opts = afsOptions()
+	}
 	for b.Loop() {
 		b.StopTimer()
-		s := New(Options{})
+		s := New(opts)
 		s.UpsertResourceFlavor(MakeFlavor("default").Obj())
-		if err := s.UpsertClusterQueue(MakeClusterQueue("cq").Quota("default", "cpu", "10000").Quota("default", "memory", "10000Gi").Obj()); err != nil {
+		cq := MakeClusterQueue("cq").Quota("default", "cpu", "10000").Quota("default", "memory", "10000Gi")
+		if afs {
+			cq.AdmissionFairSharing()
+		}
+		if err := s.UpsertClusterQueue(cq.Obj()); err != nil {
 			b.Fatal(err)
 		}
-		s.UpsertLocalQueue(MakeLocalQueue("ns", "lq", "cq").Obj())
+		lqs := []string{"lq"}
+		if afs {
+			lqs = append(lqs, "lq-2")
+		}
+		for _, lq := range lqs {
+			s.UpsertLocalQueue(MakeLocalQueue("ns", lq, "cq").Obj())
+		}
 		for i := range 10000 {
-			if err := s.UpsertWorkload(MakeWorkload("ns", fmt.Sprintf("w-%05d", i)).Queue("lq").
+			if err := s.UpsertWorkload(MakeWorkload("ns", fmt.Sprintf("w-%05d", i)).Queue(lqs[i%len(lqs)]).
 				Created(time.Duration(i)*time.Millisecond).Request("cpu", "1").Request("memory", "1Gi").Obj()); err != nil {
 				b.Fatal(err)
 			}

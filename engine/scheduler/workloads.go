@@ -246,6 +246,7 @@ func (s *Scheduler) attachAdmitted(r *record, st State) {
 		delete(s.admittedCands, cq)
 	}
 	addIndex(s.admittedByLQ, r.lq, r)
+	s.afsHold(r, 1)
 	if !r.info.Active {
 		s.deactivated[r.info.Key] = r
 	}
@@ -282,6 +283,7 @@ func (s *Scheduler) detach(r *record) {
 		delete(s.admittedSorted, r.admission.ClusterQueue)
 		delete(s.admittedCands, r.admission.ClusterQueue)
 		delIndex(s.admittedByLQ, r.lq, key)
+		s.afsHold(r, -1)
 		delete(s.deactivated, key)
 		delete(s.timed, key)
 		delete(s.notReady, key)
