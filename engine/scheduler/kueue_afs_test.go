@@ -292,3 +292,76 @@ func TestKueueLocalQueueDecayingUsage(t *testing.T) {
 		})
 	}
 }
+
+// Kueue: pkg/cache/queue/cluster_queue_test.go, TestFsAdmission: which
+// workload heads the ClusterQueue. Kueue pops its heap; the ports give cq one
+// cpu, room for one of the two 1-cpu workloads, and the head is the one
+// admitted.
+func TestKueueFsAdmission(t *testing.T) {
+	type wl struct {
+		name, lq string
+		priority int32
+	}
+	cases := []struct {
+		name      string
+		usageMode bool
+		noConfig  bool
+		weights   map[corev1.ResourceName]float64
+		lqWeights map[string]string
+		usage     map[string]map[corev1.ResourceName]string
+		workloads []wl
+		want      string
+	}{
+		{name: "workloads are ordered by LQ usage, instead of priorities", usageMode: true,
+			usage:     map[string]map[corev1.ResourceName]string{"lqA": {"cpu": "2"}, "lqB": {"cpu": "1"}},
+			workloads: []wl{{"wlA-high", "lqA", 2}, {"wlB-low", "lqB", 1}}, want: "wlB-low"},
+		{name: "workloads are ordered by LQ usage with respect to resource weights", usageMode: true,
+			weights: map[corev1.ResourceName]float64{"cpu": 0, "example.com/gpu": 1},
+			usage: map[string]map[corev1.ResourceName]string{"lqA": {"cpu": "1", "example.com/gpu": "10"},
+				"lqB": {"cpu": "1000", "example.com/gpu": "1"}},
+			workloads: []wl{{"wlA-high", "lqA", 2}, {"wlB-low", "lqB", 1}}, want: "wlB-low"},
+		{name: "workloads are ordered by LQ usage with respect to LQs' fair sharing weights", usageMode: true,
+			lqWeights: map[string]string{"lqB": "2"},
+			usage:     map[string]map[corev1.ResourceName]string{"lqA": {"cpu": "10"}, "lqB": {"cpu": "6"}},
+			workloads: []wl{{"wlA-high", "lqA", 2}, {"wlB-low", "lqB", 1}}, want: "wlB-low"},
+		{name: "workloads with the same LQ usage are ordered by priority", usageMode: true,
+			usage:     map[string]map[corev1.ResourceName]string{"lqA": {"cpu": "10"}},
+			workloads: []wl{{"wlA-low", "lqA", 1}, {"wlA-high", "lqA", 2}}, want: "wlA-high"},
+		{name: "workloads with NoFairSharing CQ are ordered by priority",
+			workloads: []wl{{"wlA-low", "lqA", 1}, {"wlA-high", "lqA", 2}}, want: "wlA-high"},
+		{name: "workloads with no FS config are ordered by priority", noConfig: true,
+			workloads: []wl{{"wlA-low", "lqA", 1}, {"wlA-high", "lqA", 2}}, want: "wlA-high"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts Options
+			if !tc.noConfig {
+				opts.AdmissionFairSharing = kueueAFSConfig()
+				opts.AdmissionFairSharing.ResourceWeights = tc.weights
+			}
+			cq := MakeClusterQueue("cq").Quota("default", corev1.ResourceCPU, "1")
+			if tc.usageMode {
+				cq.AdmissionFairSharing()
+			}
+			objs := []any{MakeFlavor("default").Obj(), cq.Obj()}
+			for _, name := range []string{"lqA", "lqB"} {
+				lq := MakeLocalQueue("default", name, "cq").FairWeight("1")
+				if w, ok := tc.lqWeights[name]; ok {
+					lq.FairWeight(w)
+				}
+				if u, ok := tc.usage[name]; ok {
+					lq.ConsumedResources(now, u)
+				}
+				objs = append(objs, lq.Obj())
+			}
+			for _, w := range tc.workloads {
+				objs = append(objs, MakeWorkload("default", w.name).Queue(w.lq).Priority(w.priority).
+					Request(corev1.ResourceCPU, "1").Obj())
+			}
+			s := world(t, opts, objs...)
+			if got := admittedNames(s.Cycle(now)); len(got) != 1 || got[0] != tc.want {
+				t.Fatalf("admitted %v, want %s at the head", got, tc.want)
+			}
+		})
+	}
+}
