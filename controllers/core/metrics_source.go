@@ -33,8 +33,11 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 					continue
 				}
 				inadmissible := min(pending.inadmissibleLQ(key), v.PendingWorkloads)
-				lq := metrics.LocalQueue{Namespace: key.Namespace, Name: key.Name,
+				lq := metrics.LocalQueue{Namespace: key.Namespace, Name: key.Name, ClusterQueue: v.ClusterQueue,
 					PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible}
+				if v.ConsumedResources != nil {
+					lq.AFSUsage = ptrFloat(v.WeightedUsage)
+				}
 				for _, fr := range v.Usage.Keys() {
 					lq.Cells = append(lq.Cells, metrics.Cell{Flavor: fr.Flavor, Resource: string(fr.Resource),
 						Usage: toFloat(fr.Resource, v.Usage[fr])})

@@ -365,3 +365,28 @@ func TestKueueFsAdmission(t *testing.T) {
 		})
 	}
 }
+
+// Kueue: pkg/controller/core/localqueue_controller_test.go,
+// TestLocalQueueReconcileReportsAdmissionFairSharingUsageMetric: resource
+// weights cpu 2 and GPU 10, LocalQueue weight 2, usage 8 cpus and 4 GPUs one
+// half-life ago, decayed to 4 and 2. Kueue's case also has a penalty pending
+// (1 cpu, 1 GPU) between an admission and its settlement, and reports
+// ((4+1)×2 + (2+1)×10)/2 = 20; the engine settles an admission at once, so
+// the port has none pending and the gauge's value is (4×2 + 2×10)/2 = 14,
+// the key the LocalQueue is ordered by.
+func TestKueueLocalQueueAdmissionFairSharingUsageMetric(t *testing.T) {
+	opts := Options{AdmissionFairSharing: &config.AdmissionFairSharing{
+		UsageHalfLifeTime:     metav1.Duration{Duration: 5 * time.Minute},
+		UsageSamplingInterval: metav1.Duration{Duration: 5 * time.Minute},
+		ResourceWeights:       map[corev1.ResourceName]float64{corev1.ResourceCPU: 2, "GPU": 10}}}
+	s := world(t, opts, MakeFlavor("default").Obj(),
+		MakeClusterQueue("cq-afs-metric").Quota("default", corev1.ResourceCPU, "8").AdmissionFairSharing().Obj(),
+		MakeLocalQueue("default", "lq-afs-metric", "cq-afs-metric").FairWeight("2").
+			ConsumedResources(now, map[corev1.ResourceName]string{corev1.ResourceCPU: "8", "GPU": "4"}).Obj())
+	s.Cycle(now)
+	s.Cycle(now.Add(5 * time.Minute))
+	v, _ := s.LocalQueueSnapshot("default", "lq-afs-metric")
+	if v.WeightedUsage != 14 {
+		t.Fatalf("admission fair sharing usage %v, want 14", v.WeightedUsage)
+	}
+}

@@ -143,6 +143,10 @@ type LocalQueueView struct {
 	// last update; nil when the LocalQueue is not tracked.
 	ConsumedResources corev1.ResourceList
 	ConsumedAt        time.Time
+	// WeightedUsage is the key admission fair sharing orders the LocalQueue
+	// by: its usage weighted by resource, over its own weight (+Inf at
+	// weight 0); meaningful when ConsumedResources is not nil.
+	WeightedUsage float64
 }
 
 // LocalQueueSnapshot returns a copy of a LocalQueue's state.
@@ -160,6 +164,7 @@ func (s *Scheduler) LocalQueueSnapshot(namespace, name string) (LocalQueueView, 
 	if s.afs != nil {
 		if u, ok := s.afs.usage[key]; ok {
 			v.ConsumedResources, v.ConsumedAt = u.ConsumedResources(), u.LastSample
+			v.WeightedUsage = s.afsKey(key)
 		}
 	}
 	return v, true

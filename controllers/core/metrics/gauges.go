@@ -44,6 +44,10 @@ type LocalQueue struct {
 	PendingActive       int
 	PendingInadmissible int
 	Cells               []Cell
+	// ClusterQueue is the one it feeds; AFSUsage, its admission fair sharing
+	// usage, is nil unless admission fair sharing is configured.
+	ClusterQueue string
+	AFSUsage     *float64
 }
 
 type gaugeCollector struct {
@@ -52,7 +56,7 @@ type gaugeCollector struct {
 
 	pending, weightedShare, cqStatus             *prometheus.Desc
 	usage, nominal, borrowingLimit, lendingLimit *prometheus.Desc
-	lqUsage, lqPending                           *prometheus.Desc
+	lqUsage, lqPending, lqAFSUsage               *prometheus.Desc
 }
 
 func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
@@ -83,6 +87,9 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 		lqPending: prometheus.NewDesc("kueue_local_queue_pending_workloads",
 			"The number of pending workloads of a LocalQueue, per status",
 			[]string{"name", "namespace", "status"}, nil),
+		lqAFSUsage: prometheus.NewDesc("kueue_local_queue_admission_fair_sharing_usage",
+			"The LocalQueue's admission fair sharing usage: the resource-weighted sum of its decayed consumed resources, divided by its fair sharing weight",
+			[]string{"name", "namespace", "cluster_queue", "replica_role"}, nil),
 	}
 }
 
@@ -101,6 +108,7 @@ func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 	if g.opts.LocalQueue {
 		ch <- g.lqUsage
 		ch <- g.lqPending
+		ch <- g.lqAFSUsage
 	}
 }
 
@@ -150,6 +158,9 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(g.lqPending, float64(lq.PendingInadmissible), lq.Name, lq.Namespace, StatusInadmissible)
 		for _, c := range lq.Cells {
 			gauge(g.lqUsage, c.Usage, lq.Name, lq.Namespace, c.Flavor, c.Resource, role)
+		}
+		if lq.AFSUsage != nil {
+			gauge(g.lqAFSUsage, *lq.AFSUsage, lq.Name, lq.Namespace, lq.ClusterQueue, role)
 		}
 	}
 }

@@ -111,3 +111,24 @@ func TestLocalQueueGaugesFollowTheSelector(t *testing.T) {
 		}
 	}
 }
+
+// Kueue (main): kueue_local_queue_admission_fair_sharing_usage reports a
+// LocalQueue's admission fair sharing usage, with its ClusterQueue, when
+// admission fair sharing is configured; LocalQueues without it report none.
+func TestLocalQueueAdmissionFairSharingUsageGauge(t *testing.T) {
+	t.Parallel()
+	usage := 14.0
+	snap := Snapshot{ReplicaRole: "leader", LocalQueues: []LocalQueue{
+		{Namespace: "default", Name: "lq-afs-metric", ClusterQueue: "cq-afs-metric", AFSUsage: &usage},
+		{Namespace: "default", Name: "lq-plain", ClusterQueue: "cq-afs-metric"},
+	}}
+	g := newGaugeCollector(Options{LocalQueue: true}, func() Snapshot { return snap })
+	want := `
+# HELP kueue_local_queue_admission_fair_sharing_usage The LocalQueue's admission fair sharing usage: the resource-weighted sum of its decayed consumed resources, divided by its fair sharing weight
+# TYPE kueue_local_queue_admission_fair_sharing_usage gauge
+kueue_local_queue_admission_fair_sharing_usage{cluster_queue="cq-afs-metric",name="lq-afs-metric",namespace="default",replica_role="leader"} 14
+`
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want), "kueue_local_queue_admission_fair_sharing_usage"); err != nil {
+		t.Error(err)
+	}
+}

@@ -61,6 +61,16 @@ func TestAdmissionFairSharingUsageSurvivesRestart(t *testing.T) {
 		}
 		return ""
 	})
+	// Kueue's kueue_local_queue_admission_fair_sharing_usage: the same usage,
+	// weighted, over the LocalQueue's weight (1).
+	eventually(t, 10*time.Second, func() string {
+		v, ok := sample(first.scrape(t), "kueue_local_queue_admission_fair_sharing_usage",
+			map[string]string{"name": "q", "namespace": ns, "cluster_queue": cq.Name, "replica_role": "standalone"})
+		if !ok || v < 0.5 {
+			return fmt.Sprintf("kueue_local_queue_admission_fair_sharing_usage = %v (found %v), want at least 0.5", v, ok)
+		}
+		return ""
+	})
 	finish(t, getWL(t, ns, "w0"))
 	first.stop()
 	before, stoppedAt, _ := consumedCPU(t, ns, "q")
