@@ -390,3 +390,77 @@ func TestKueueLocalQueueAdmissionFairSharingUsageMetric(t *testing.T) {
 		t.Fatalf("admission fair sharing usage %v, want 14", v.WeightedUsage)
 	}
 }
+
+// Kueue: pkg/cache/queue/manager_test.go at ff69552,
+// TestHeadsRespectLocalQueueWeightForPreexistingWorkloads and the three
+// TestUpdateLocalQueueWeight* tests: the order of a ClusterQueue's workloads
+// follows its LocalQueues' weights, set before the ClusterQueue exists or
+// changed while the workloads wait. Kueue pops its heap; the ports give the
+// ClusterQueue room for every workload and read the order the cycle admits
+// them in (a half-life of an hour makes each admission's penalty too small
+// to reorder them).
+func TestKueueLocalQueueWeightOrders(t *testing.T) {
+	type wl struct {
+		name, lq string
+		created  time.Duration
+	}
+	cases := []struct {
+		name string
+		// cqLast upserts the ClusterQueue after the LocalQueues and workloads.
+		cqLast    bool
+		usage     string
+		weights   map[string]string // at creation
+		reweights map[string]string // changed before the cycle
+		workloads []wl
+		want      string
+	}{
+		{name: "TestHeadsRespectLocalQueueWeightForPreexistingWorkloads", cqLast: true, usage: "0",
+			weights:   map[string]string{"lq-a": "1", "lq-b": "0"},
+			workloads: []wl{{"wl-zero", "lq-b", 0}, {"wl-normal", "lq-a", time.Second}},
+			want:      "wl-normal,wl-zero"},
+		{name: "TestUpdateLocalQueueWeightReheapifies", usage: "4",
+			weights: map[string]string{"lq-a": "1", "lq-b": "1"}, reweights: map[string]string{"lq-b": "2"},
+			workloads: []wl{{"wl-a", "lq-a", 0}, {"wl-b", "lq-b", time.Second}},
+			want:      "wl-b,wl-a"},
+		{name: "TestUpdateLocalQueueWeightReheapifiesMultipleWorkloads", usage: "4",
+			weights: map[string]string{"lq-a": "1", "lq-b": "1"}, reweights: map[string]string{"lq-b": "2"},
+			workloads: []wl{{"wl-a1", "lq-a", 0}, {"wl-b1", "lq-b", time.Second},
+				{"wl-a2", "lq-a", 2 * time.Second}, {"wl-b2", "lq-b", 3 * time.Second}},
+			want: "wl-b1,wl-b2,wl-a1,wl-a2"},
+		{name: "TestUpdateLocalQueueWeightZeroReheapifies", usage: "4",
+			weights: map[string]string{"lq-a": "1", "lq-b": "1"}, reweights: map[string]string{"lq-a": "0"},
+			workloads: []wl{{"wl-a", "lq-a", 0}, {"wl-b", "lq-b", time.Second}},
+			want:      "wl-b,wl-a"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{AdmissionFairSharing: &config.AdmissionFairSharing{
+				UsageHalfLifeTime:     metav1.Duration{Duration: time.Hour},
+				UsageSamplingInterval: metav1.Duration{Duration: time.Second}}}
+			cq := MakeClusterQueue("cq").Quota("default", corev1.ResourceCPU, "8").AdmissionFairSharing().Obj()
+			lqs := map[string]*LocalQueueWrapper{}
+			objs := []any{MakeFlavor("default").Obj()}
+			if !tc.cqLast {
+				objs = append(objs, cq)
+			}
+			for _, name := range []string{"lq-a", "lq-b"} {
+				lqs[name] = MakeLocalQueue("default", name, "cq").FairWeight(tc.weights[name]).
+					ConsumedResources(now, map[corev1.ResourceName]string{corev1.ResourceCPU: tc.usage})
+				objs = append(objs, lqs[name].Obj())
+			}
+			for _, w := range tc.workloads {
+				objs = append(objs, MakeWorkload("default", w.name).Queue(w.lq).Request(corev1.ResourceCPU, "1").Created(w.created).Obj())
+			}
+			if tc.cqLast {
+				objs = append(objs, cq)
+			}
+			s := world(t, opts, objs...)
+			for name, w := range tc.reweights {
+				apply(t, s, lqs[name].FairWeight(w).Obj())
+			}
+			if got := strings.Join(admittedNames(s.Cycle(now)), ","); got != tc.want {
+				t.Fatalf("admitted in the order %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
