@@ -60,6 +60,11 @@ type Engine interface {
 	// workload's maximum execution time runs out: the simulator runs an
 	// instant then, since nothing else may happen at that time.
 	NextDeadline(after time.Time) (time.Time, bool)
+	// NextSample is the earliest time after after at which admission fair
+	// sharing samples a LocalQueue's usage that orders workloads: the
+	// simulator runs an instant then when a later one will decide
+	// anything, so that the order is the one Kueue's samples give.
+	NextSample(after time.Time) (time.Time, bool)
 }
 
 // EngineOptions are the engine's switches, resolved once from the Configuration.

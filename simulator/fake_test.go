@@ -112,7 +112,9 @@ func (f *fakeEngine) used(cq string) int64 {
 	return n
 }
 
-func (f *fakeEngine) WakeAll() {}
+func (f *fakeEngine) WakeAll()                               {}
+func (f *fakeEngine) NextSample(time.Time) (time.Time, bool) { return time.Time{}, false }
+
 func (f *fakeEngine) NextDeadline(time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }

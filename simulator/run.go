@@ -249,7 +249,10 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 }
 
 // nextInstant is the earliest time at which a document is due, a job finishes
-// or an admitted job runs out of its maximum execution time.
+// or an admitted job runs out of its maximum execution time; or, before such
+// a time, admission fair sharing's next sample of a usage that orders
+// workloads (a sample with nothing after it decides nothing, and the
+// simulation ends).
 func (s *sim) nextInstant() (time.Duration, bool) {
 	at, ok := s.timers.next()
 	if s.next < len(s.docs) {
@@ -261,6 +264,9 @@ func (s *sim) nextInstant() (time.Duration, bool) {
 		if d := t.Sub(Epoch()); !ok || d < at {
 			at, ok = d, true
 		}
+	}
+	if t, has := s.engine.NextSample(s.clock(s.now)); has && ok {
+		at = min(at, t.Sub(Epoch()))
 	}
 	return at, ok
 }

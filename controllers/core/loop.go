@@ -327,12 +327,20 @@ func (l *loop) nextReasonsDue() <-chan time.Time {
 
 // nextDeadline fires when the next admitted workload's maximum execution
 // time runs out (Scheduler.NextDeadline), for a cycle that deactivates it:
-// no other change may come then. Deadlines up to the last cycle's start were
-// that cycle's to decide; nil when none is left.
+// no other change may come then; or when admission fair sharing samples a
+// LocalQueue's usage that orders workloads (Scheduler.NextSample), for the
+// cycle that samples it when Kueue would (the ticker samples the others).
+// Deadlines up to the last cycle's start were that cycle's to decide; nil
+// when none is left.
 func (l *loop) nextDeadline() <-chan time.Time {
 	var at time.Time
 	ok := false
-	l.engine.Do(func(s *scheduler.Scheduler) { at, ok = s.NextDeadline(l.lastCycle) })
+	l.engine.Do(func(s *scheduler.Scheduler) {
+		at, ok = s.NextDeadline(l.lastCycle)
+		if t, has := s.NextSample(l.lastCycle); has && (!ok || t.Before(at)) {
+			at, ok = t, true
+		}
+	})
 	if !ok {
 		return nil
 	}

@@ -59,9 +59,13 @@ func NewUsage() *Usage { return &Usage{consumed: corev1.ResourceList{}} }
 // Sample applies Kueue's moving average once a sampling interval has passed
 // since the last sample:
 //
-//	usage(now) = usage(last) × (1 − α) + current × α, α = 1 − 0.5^(Δt/halfLife)
+//	usage(t) = usage(last) × (1 − α) + current × α, α = 1 − 0.5^(Δt/halfLife)
 //
-// so that a LocalQueue holding the same quota for long converges to it. The
+// so that a LocalQueue holding the same quota for long converges to it.
+// Kueue samples every sampling interval after the last update; a call later
+// than that takes the samples due since, on that grid, at once (the same
+// value, current being what was in use all along: the steps' factors
+// multiply), and the next is due an interval after the last of them. The
 // first call only starts the clock, so that a LocalQueue is not charged for a
 // period it was not observed. Without a half-life the usage is always zero, as
 // in Kueue. It reports whether it sampled.
@@ -77,7 +81,8 @@ func (u *Usage) Sample(p Params, now time.Time, current resources.Requests) bool
 	if dt < p.SamplingInterval {
 		return false
 	}
-	u.LastSample = now
+	dt -= dt % p.SamplingInterval
+	u.LastSample = u.LastSample.Add(dt)
 	if p.HalfLife <= 0 {
 		clear(u.consumed)
 		u.sumValid = false
@@ -85,6 +90,15 @@ func (u *Usage) Sample(p Params, now time.Time, current resources.Requests) bool
 	}
 	u.decayToward(current, alpha(dt, p.HalfLife))
 	return true
+}
+
+// NextSample is when the next sample is due; false before the first (and
+// for a nil usage, never sampled).
+func (u *Usage) NextSample(p Params) (time.Time, bool) {
+	if u == nil || u.LastSample.IsZero() {
+		return time.Time{}, false
+	}
+	return u.LastSample.Add(p.SamplingInterval), true
 }
 
 // Settle folds an admission into the usage at once, as Kueue's workload

@@ -229,3 +229,37 @@ func TestKueueFutureLastUpdateIsKept(t *testing.T) {
 		t.Fatalf("last update %v, want the later %v", u.LastSample, later)
 	}
 }
+
+// Kueue samples a LocalQueue every sampling interval after its last update. A
+// sample taken late takes the samples due since on that grid, at once (what
+// was in use all along being current), and the next is due an interval after
+// the last of them.
+func TestLateSampleKeepsKueuesGrid(t *testing.T) {
+	p := params(time.Hour, 5*time.Minute, nil)
+	u, v := NewUsage(), NewUsage()
+	for _, x := range []*Usage{u, v} {
+		x.Seed(corev1.ResourceList{cpu: resource.MustParse("8")})
+		x.Sample(p, t0, nil)
+	}
+	if _, ok := NewUsage().NextSample(p); ok {
+		t.Fatal("a usage never sampled has no next sample")
+	}
+	if at, _ := u.NextSample(p); !at.Equal(t0.Add(5 * time.Minute)) {
+		t.Fatalf("next sample %v, want t0+5m", at)
+	}
+	// u is sampled on time, twice; v once, late, at 12m.
+	u.Sample(p, t0.Add(5*time.Minute), resources.Requests{cpu: 2000})
+	u.Sample(p, t0.Add(10*time.Minute), resources.Requests{cpu: 2000})
+	if !v.Sample(p, t0.Add(12*time.Minute), resources.Requests{cpu: 2000}) {
+		t.Fatal("no sample at 12m")
+	}
+	if !v.LastSample.Equal(t0.Add(10 * time.Minute)) {
+		t.Fatalf("last sample %v, want the grid's t0+10m", v.LastSample)
+	}
+	if at, _ := v.NextSample(p); !at.Equal(t0.Add(15 * time.Minute)) {
+		t.Fatalf("next sample %v, want t0+15m", at)
+	}
+	if got, want := consumed(v, cpu), consumed(u, cpu); math.Abs(got-want) > 1e-8 {
+		t.Fatalf("late sample %.9f cpu, on-time samples %.9f", got, want)
+	}
+}

@@ -62,6 +62,37 @@ func (s *Scheduler) afsSample(now time.Time) {
 	}
 }
 
+// NextSample is the earliest time after after at which the usage of a
+// LocalQueue that holds quota in a ClusterQueue ordering by it is due for a
+// sample. Kueue's LocalQueue controller samples each LocalQueue a sampling
+// interval after its last update, whatever else happens, and the order of
+// the workloads depends on what was in use at each sample; a driver that
+// runs a cycle then, when some later instant will make decisions, samples as
+// Kueue does. A LocalQueue that holds nothing needs no such cycle: what it
+// had in use, nothing, has not changed, and its next cycle takes the samples
+// due since at once. False when none is due.
+func (s *Scheduler) NextSample(after time.Time) (time.Time, bool) {
+	var next time.Time
+	found := false
+	if s.afs == nil {
+		return next, false
+	}
+	for key := range s.afs.held {
+		lq, ok := s.localQueues[key]
+		if !ok {
+			continue
+		}
+		q, ok := s.cache.ClusterQueue(lq.cq)
+		if !ok || !s.usesAFS(q) {
+			continue
+		}
+		if at, ok := s.afs.usage[key].NextSample(s.afs.params); ok && at.After(after) && (!found || at.Before(next)) {
+			next, found = at, true
+		}
+	}
+	return next, found
+}
+
 // lqRequests is, per resource, the quota held by a LocalQueue's workloads;
 // read-only.
 func (s *Scheduler) lqRequests(key types.NamespacedName) resources.Requests {

@@ -186,3 +186,40 @@ func TestAFSHeldQuotaFollowsItsWorkloads(t *testing.T) {
 	s.DeleteWorkload(key("t", "h1"))
 	check("deleted")
 }
+
+// NextSample tells a driver when Kueue samples a LocalQueue whose usage
+// orders workloads: a sampling interval after its last update, for a
+// LocalQueue holding quota in a ClusterQueue in UsageBasedAdmissionFairSharing
+// mode; none for one that holds nothing, or in a ClusterQueue not in that mode.
+func TestAFSNextSample(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		afs, held bool
+		want      time.Duration // 0: none
+	}{
+		{name: "holding quota, usage-based", afs: true, held: true, want: time.Minute},
+		{name: "holding nothing", afs: true},
+		{name: "not in the mode", held: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := shared(t, afsOptions(), tc.afs, "")
+			if tc.held {
+				apply(t, s, cpuJob("heavy", "h0", 1, 0).Obj())
+			}
+			s.Cycle(now)
+			at, ok := s.NextSample(now)
+			if ok != (tc.want != 0) || ok && !at.Equal(now.Add(tc.want)) {
+				t.Fatalf("next sample %v (%v), want %v after now", at, ok, tc.want)
+			}
+			if ok {
+				if _, again := s.NextSample(at); again {
+					t.Fatal("a sample is due after its own time before any cycle ran then")
+				}
+				s.Cycle(at)
+				if next, _ := s.NextSample(at); !next.Equal(at.Add(time.Minute)) {
+					t.Fatalf("after the sample at %v the next is %v, want a minute later", at, next)
+				}
+			}
+		})
+	}
+}

@@ -100,6 +100,9 @@ func (e *engine) WakeAll() { e.s.WakeAll() }
 func (e *engine) NextDeadline(after time.Time) (time.Time, bool) {
 	return e.s.NextDeadline(after)
 }
+func (e *engine) NextSample(after time.Time) (time.Time, bool) {
+	return e.s.NextSample(after)
+}
 func (e *engine) WantsCycle() bool { return e.s.WantsCycle() }
 
 // Cycle translates the scheduler's decisions.

@@ -28,6 +28,9 @@ func TestGoldenJSON(t *testing.T) {
 		{name: "fair-sharing", args: []string{"-f", repo("examples", "fair-sharing")}, skipFor: func(t *testing.T) {
 			needs(t, caps().FairSharing, "fair sharing", "a golden file of the fair-sharing example")
 		}},
+		{name: "admission-fair-sharing", args: []string{"-f", repo("examples", "admission-fair-sharing")}, skipFor: func(t *testing.T) {
+			needs(t, caps().AdmissionFairSharing, "admission fair sharing", "a golden file of the admission fair sharing example")
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
