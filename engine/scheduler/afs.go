@@ -122,14 +122,19 @@ func (s *Scheduler) afsHold(r *record, sign int64) {
 
 // afsSettle folds an admission into its LocalQueue's usage at once, entry
 // penalty and all, as Kueue's workload controller does when the workload
-// turns Admitted (see afs.Usage.Settle).
+// turns Admitted (see afs.Usage.Settle). The penalty is on the workload's
+// requests, as Kueue's scheduler computes it (the entry's total requests):
+// all its pods, even when partial admission admitted fewer; the step of the
+// average reads what the LocalQueue holds.
 func (s *Scheduler) afsSettle(q *quota.ClusterQueue, r *record) {
 	if !s.usesAFS(q) {
 		return
 	}
 	req := resources.Requests{}
-	for fr, v := range r.admission.Usage {
-		req[fr.Resource] = resources.Add(req[fr.Resource], v)
+	for _, ps := range r.info.PodSets {
+		for res, v := range ps.Total {
+			req[res] = resources.Add(req[res], v)
+		}
 	}
 	s.lqUsage(r.lq).Settle(s.afs.params, s.now, s.lqRequests(r.lq), req)
 }

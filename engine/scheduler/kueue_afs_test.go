@@ -464,3 +464,26 @@ func TestKueueLocalQueueWeightOrders(t *testing.T) {
 		})
 	}
 }
+
+// Kueue's scheduler charges the entry penalty on the entry's total requests
+// (pkg/scheduler/scheduler.go, updateEntryPenalty: e.SumTotalRequests), which
+// partial admission leaves whole: its flavor assigner scales a copy. A
+// workload of 4 one-cpu pods admitted with 2 in a 2-cpu ClusterQueue pays
+// 4 cpus × (1 − 0.5^0.1) at once.
+func TestKueueEntryPenaltyIsOnTheWorkloadsRequests(t *testing.T) {
+	s := world(t, Options{AdmissionFairSharing: kueueAFSConfig()}, MakeFlavor("default").Obj(),
+		MakeClusterQueue("cq").Quota("default", corev1.ResourceCPU, "2").AdmissionFairSharing().Obj(),
+		MakeLocalQueue("ns", "lq", "cq").Obj(),
+		ksMinCount(MakeWorkload("ns", "wl").Queue("lq").PodSet("main", 4).Request(corev1.ResourceCPU, "1").Obj(),
+			map[string]int32{"main": 1}))
+	ds := s.Cycle(now)
+	if a := admits(ds); len(a) != 1 || a[0].PodSets[0].Count != 2 {
+		t.Fatalf("admissions %+v, want wl with 2 pods", a)
+	}
+	v, _ := s.LocalQueueSnapshot("ns", "lq")
+	q := v.ConsumedResources[corev1.ResourceCPU]
+	want := 4 * (1 - 0.9330329915368074)
+	if got := q.AsApproximateFloat64(); got-want > 1e-8 || want-got > 1e-8 {
+		t.Fatalf("usage right after the admission %v cpu, want %v (the penalty on 4 cpus)", got, want)
+	}
+}
