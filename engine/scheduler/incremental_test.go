@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	config "quokka.dev/quokka/apis/config/v1beta2"
@@ -100,6 +102,18 @@ func TestIncrementalCycleDecidesAsFullCycleReclaimablePods(t *testing.T) {
 	}
 }
 
+// The same under admission fair sharing: every ClusterQueue orders its
+// workloads by the usage of two LocalQueues, which samples and entry
+// penalties change from cycle to cycle; seed 2 runs with fair sharing.
+func TestIncrementalCycleDecidesAsFullCycleAdmissionFairSharing(t *testing.T) {
+	for seed := uint64(1); seed <= propertySeeds(t, 3, 2); seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			t.Parallel()
+			incrementalAgainstFull(t, seed, stream{fair: seed == 2, quiet: seed == 3, afs: true})
+		})
+	}
+}
+
 // The same with the PrioritySortingWithinCohort gate off, where the heads of
 // a tree are ordered without their priority (late.go's and the deferral's
 // replays of that order must agree with the heap's); seed 2 runs with fair
@@ -118,6 +132,10 @@ func TestIncrementalCycleDecidesAsFullCycleWithoutPrioritySorting(t *testing.T) 
 // overlapping targets, or workloads that may be admitted partially.
 type stream struct {
 	fair, quiet, oneFlavor, overlapWaits, partial, reclaim, noPrioritySorting bool
+	// afs puts every ClusterQueue in UsageBasedAdmissionFairSharing mode,
+	// fed by two LocalQueues (the second of weight 2), and moves time a
+	// second per cycle, so that samples and entry penalties reorder them.
+	afs bool
 }
 
 // incrementalAgainstFull plays one seed's random stream through an
@@ -127,8 +145,12 @@ type stream struct {
 func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 	const steps = 3000
 	fair, quiet := st.fair, st.quiet
-	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor, partial: st.partial, reclaim: st.reclaim}
+	g := &gen{rnd: rand.New(rand.NewPCG(seed, 7)), t: t, wls: map[types.NamespacedName]*kueue.Workload{}, fair: fair, oneFlavor: st.oneFlavor, partial: st.partial, reclaim: st.reclaim, afsLQs: st.afs}
 	opts := Options{WaitOnOverlappingTargets: st.overlapWaits, NoPrioritySortingWithinCohort: st.noPrioritySorting}
+	if st.afs {
+		opts.AdmissionFairSharing = &config.AdmissionFairSharing{
+			UsageHalfLifeTime: metav1.Duration{Duration: 10 * time.Second}, UsageSamplingInterval: metav1.Duration{Duration: 2 * time.Second}}
+	}
 	if fair {
 		opts.FairSharing = &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}
 	}
@@ -150,6 +172,11 @@ func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 		cq := g.clusterQueue(name)
 		lq := MakeLocalQueue("ns", name, name).Obj()
 		both(func(s *Scheduler) { _ = s.UpsertClusterQueue(cq.DeepCopy()); s.UpsertLocalQueue(lq) })
+		if st.afs {
+			cq.Spec.AdmissionScope = &kueue.AdmissionScope{AdmissionMode: kueue.UsageBasedAdmissionFairSharing}
+			second := MakeLocalQueue("ns", name+"-2", name).FairWeight("2").Obj()
+			both(func(s *Scheduler) { _ = s.UpsertClusterQueue(cq.DeepCopy()); s.UpsertLocalQueue(second) })
+		}
 	}
 	both(func(s *Scheduler) { s.UpsertNamespace("ns", nil) })
 	cycles, pending, preempted := 0, 0, 0
@@ -164,7 +191,11 @@ func incrementalAgainstFull(t *testing.T, seed uint64, st stream) uint64 {
 			if woken {
 				a.WakeAll()
 			}
-			da, db := a.Cycle(now), b.Cycle(now)
+			at := now
+			if st.afs {
+				at = now.Add(time.Duration(cycles) * time.Second)
+			}
+			da, db := a.Cycle(at), b.Cycle(at)
 			cycles++
 			if woken && !reflect.DeepEqual(da, db) {
 				t.Fatalf("step %d: after WakeAll, incremental and full cycles decided differently:\n%v\n%v", i, da, db)

@@ -44,6 +44,9 @@ type gen struct {
 	// partial gives half the workloads two to six pods and a minCount
 	// below that (partial admission).
 	partial bool
+	// afsLQs sends half the workloads to each ClusterQueue's second
+	// LocalQueue (named after it, with "-2"), for admission fair sharing.
+	afsLQs bool
 	// reclaim gives half the workloads two to five pods, and marks some of
 	// the pods of pending and admitted workloads reclaimable, their counts
 	// only growing while they hold quota (as the API server enforces).
@@ -140,6 +143,9 @@ func (g *gen) workload() *kueue.Workload {
 	g.next++
 	name := fmt.Sprintf("w%05d", g.next)
 	lq := propQueues[g.rnd.IntN(len(propQueues))]
+	if g.afsLQs && g.maybe(0.5) {
+		lq += "-2"
+	}
 	if g.maybe(0.03) {
 		lq = "missing"
 	}
