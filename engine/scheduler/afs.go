@@ -70,7 +70,8 @@ func (s *Scheduler) afsSample(now time.Time) {
 // runs a cycle then, when some later instant will make decisions, samples as
 // Kueue does. A LocalQueue that holds nothing needs no such cycle: what it
 // had in use, nothing, has not changed, and its next cycle takes the samples
-// due since at once. False when none is due.
+// due since at once; nor does the only LocalQueue of its ClusterQueue, whose
+// usage orders nothing against another's. False when none is due.
 func (s *Scheduler) NextSample(after time.Time) (time.Time, bool) {
 	var next time.Time
 	found := false
@@ -80,6 +81,9 @@ func (s *Scheduler) NextSample(after time.Time) (time.Time, bool) {
 	for key := range s.afs.held {
 		lq, ok := s.localQueues[key]
 		if !ok {
+			continue
+		}
+		if len(s.lqsByCQ[lq.cq]) < 2 {
 			continue
 		}
 		q, ok := s.cache.ClusterQueue(lq.cq)

@@ -190,19 +190,24 @@ func TestAFSHeldQuotaFollowsItsWorkloads(t *testing.T) {
 // NextSample tells a driver when Kueue samples a LocalQueue whose usage
 // orders workloads: a sampling interval after its last update, for a
 // LocalQueue holding quota in a ClusterQueue in UsageBasedAdmissionFairSharing
-// mode; none for one that holds nothing, or in a ClusterQueue not in that mode.
+// mode; none for one that holds nothing, in a ClusterQueue not in that mode,
+// or alone in its ClusterQueue (its usage orders nothing).
 func TestAFSNextSample(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		afs, held bool
-		want      time.Duration // 0: none
+		name             string
+		afs, held, alone bool
+		want             time.Duration // 0: none
 	}{
 		{name: "holding quota, usage-based", afs: true, held: true, want: time.Minute},
 		{name: "holding nothing", afs: true},
 		{name: "not in the mode", held: true},
+		{name: "the only LocalQueue of its ClusterQueue", afs: true, held: true, alone: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := shared(t, afsOptions(), tc.afs, "")
+			if tc.alone {
+				s.DeleteLocalQueue("t", "light")
+			}
 			if tc.held {
 				apply(t, s, cpuJob("heavy", "h0", 1, 0).Obj())
 			}

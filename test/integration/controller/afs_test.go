@@ -112,6 +112,7 @@ func TestKueueAdmissionFairSharingPrioritizesLowerUsageThroughTheManager(t *test
 	cq := makeCQ(ns).selector("team", ns).flavor("default", quota("cpu", "8", "", "")).obj()
 	cq.Spec.AdmissionScope = &kueue.AdmissionScope{AdmissionMode: kueue.UsageBasedAdmissionFairSharing}
 	create(t, makeFlavor("default"), makeNS(ns, map[string]string{"team": ns}), cq, makeLQ(ns, "lq-a", ns), makeLQ(ns, "lq-b", ns))
+	finishWorkloadsAtEnd(t, ns)
 	startAFSJobManager(t)
 	afsJob(t, ns, "job-a-1", "lq-a", "4")
 	afsJob(t, ns, "job-a-2", "lq-a", "4")
@@ -182,6 +183,20 @@ func startAFSJobManager(t *testing.T) {
 	}, prometheus.NewRegistry(), core.LoopOptions{}, job.Controller())
 }
 
+// finishWorkloadsAtEnd finishes every Workload of ns once the test and its
+// manager have stopped: a Job left admitted without ready pods would keep a
+// later test's blockAdmission waiting (the API server is shared).
+func finishWorkloadsAtEnd(t *testing.T, ns string) {
+	t.Helper()
+	t.Cleanup(func() {
+		for _, w := range listWLs(t, ns) {
+			if c := cond(&w, kueue.WorkloadFinished); c == nil || c.Status != metav1.ConditionTrue {
+				finish(t, &w)
+			}
+		}
+	})
+}
+
 // afsJob creates a suspended one-pod Job requesting cpus in LocalQueue lq.
 func afsJob(t *testing.T, ns, name, lq, cpus string) {
 	t.Helper()
@@ -221,6 +236,7 @@ func TestKueueAdmissionFairSharingReclaimsAcrossTheCohortThroughTheManager(t *te
 	}
 	create(t, makeFlavor("default"), makeNS(ns, map[string]string{"team": ns}), cqs[0], cqs[1],
 		makeLQ(ns, "lq1-a", "afs-cq1"), makeLQ(ns, "lq2-a", "afs-cq2"))
+	finishWorkloadsAtEnd(t, ns)
 	startAFSJobManager(t)
 	afsJob(t, ns, "job1-a-1", "lq1-a", "3")
 	afsJob(t, ns, "job1-a-2", "lq1-a", "3")
