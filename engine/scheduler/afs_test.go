@@ -228,3 +228,29 @@ func TestAFSNextSample(t *testing.T) {
 		})
 	}
 }
+
+// A dry run (quokka explain) counts the workloads ahead in the order the
+// cycle takes them: under admission fair sharing, by the usage of their
+// LocalQueues first. heavy holds all four CPUs; its older h1 is behind
+// light's l1, and ahead of it without the mode.
+func TestAFSDryRunCountsTheWorkloadsAhead(t *testing.T) {
+	for _, afs := range []bool{true, false} {
+		s := shared(t, afsOptions(), afs, "")
+		apply(t, s, cpuJob("heavy", "big", 4, 0).Obj())
+		s.Cycle(now)
+		s.Cycle(now.Add(time.Minute))
+		h1, l1 := cpuJob("heavy", "h1", 1, time.Second).Obj(), cpuJob("light", "l1", 1, 2*time.Second).Obj()
+		apply(t, s, h1)
+		apply(t, s, l1)
+		wantH, wantL := 1, 0
+		if !afs {
+			wantH, wantL = 0, 1
+		}
+		if got := s.DryRun(h1).Ahead; got != wantH {
+			t.Errorf("afs=%v: %d ahead of h1, want %d", afs, got, wantH)
+		}
+		if got := s.DryRun(l1).Ahead; got != wantL {
+			t.Errorf("afs=%v: %d ahead of l1, want %d", afs, got, wantL)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -73,9 +74,21 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 		res.Reason, res.Message = p.Reason, p.Message
 		return res
 	}
+	// Under admission fair sharing the queue is ordered by the usage of
+	// its LocalQueues first: a LocalQueue that used less has all its
+	// workloads ahead, one that used more none (as Kueue's heap orders).
+	afsOrder := s.usesAFS(q)
+	var mine float64
+	if afsOrder {
+		mine = s.afsKey(lqKey)
+	}
 	for key := range s.lqsByCQ[q.Name()] {
+		byUsage := 0
+		if afsOrder {
+			byUsage = cmp.Compare(s.afsKey(key), mine)
+		}
 		for _, r := range s.pendingByLQ[key] {
-			if r.info.Key != info.Key && compareQueueOrder(r, probe) < 0 {
+			if r.info.Key != info.Key && (byUsage < 0 || byUsage == 0 && compareQueueOrder(r, probe) < 0) {
 				res.Ahead++
 			}
 		}
