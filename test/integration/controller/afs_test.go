@@ -114,21 +114,8 @@ func TestKueueAdmissionFairSharingPrioritizesLowerUsageThroughTheManager(t *test
 	create(t, makeFlavor("default"), makeNS(ns, map[string]string{"team": ns}), cq, makeLQ(ns, "lq-a", ns), makeLQ(ns, "lq-b", ns))
 	finishWorkloadsAtEnd(t, ns)
 	startAFSJobManager(t)
-	afsJob(t, ns, "job-a-1", "lq-a", "4")
-	afsJob(t, ns, "job-a-2", "lq-a", "4")
+	runTwoJobsUntilUsage(t, ns, "lq-a", "job-a", "4")
 	suspended := func(name string) bool { return jobSuspended(t, ns, name) }
-	eventually(t, 20*time.Second, func() string {
-		if suspended("job-a-1") || suspended("job-a-2") {
-			return "lq-a's jobs not both started"
-		}
-		return ""
-	})
-	eventually(t, 20*time.Second, func() string {
-		if v, _, ok := consumedCPU(t, ns, "lq-a"); !ok || v <= 4000 {
-			return fmt.Sprintf("lq-a's consumed cpu %dm (status written: %v), want more than 4", v, ok)
-		}
-		return ""
-	})
 	workloadOf := func(jobName string) *kueue.Workload {
 		for _, w := range listWLs(t, ns) {
 			if len(w.OwnerReferences) > 0 && w.OwnerReferences[0].Name == jobName {
@@ -209,6 +196,28 @@ func afsJob(t *testing.T, ns, name, lq, cpus string) {
 	})
 }
 
+// runTwoJobsUntilUsage starts two Jobs of cpus each in lq (prefix-1 and
+// prefix-2) and waits until the LocalQueue's consumed cpu, in its status,
+// passes cpus, as Kueue's e2e tests do before their next step.
+func runTwoJobsUntilUsage(t *testing.T, ns, lq, prefix, cpus string) {
+	t.Helper()
+	afsJob(t, ns, prefix+"-1", lq, cpus)
+	afsJob(t, ns, prefix+"-2", lq, cpus)
+	eventually(t, 20*time.Second, func() string {
+		if jobSuspended(t, ns, prefix+"-1") || jobSuspended(t, ns, prefix+"-2") {
+			return lq + "'s jobs not both started"
+		}
+		return ""
+	})
+	over := resource.MustParse(cpus)
+	eventually(t, 20*time.Second, func() string {
+		if v, _, ok := consumedCPU(t, ns, lq); !ok || v <= over.MilliValue() {
+			return fmt.Sprintf("%s's consumed cpu %dm (status written: %v), want more than %s", lq, v, ok, cpus)
+		}
+		return ""
+	})
+}
+
 func jobSuspended(t *testing.T, ns, name string) bool {
 	t.Helper()
 	var j batchv1.Job
@@ -238,20 +247,7 @@ func TestKueueAdmissionFairSharingReclaimsAcrossTheCohortThroughTheManager(t *te
 		makeLQ(ns, "lq1-a", "afs-cq1"), makeLQ(ns, "lq2-a", "afs-cq2"))
 	finishWorkloadsAtEnd(t, ns)
 	startAFSJobManager(t)
-	afsJob(t, ns, "job1-a-1", "lq1-a", "3")
-	afsJob(t, ns, "job1-a-2", "lq1-a", "3")
-	eventually(t, 20*time.Second, func() string {
-		if jobSuspended(t, ns, "job1-a-1") || jobSuspended(t, ns, "job1-a-2") {
-			return "lq1-a's jobs not both started"
-		}
-		return ""
-	})
-	eventually(t, 20*time.Second, func() string {
-		if v, _, ok := consumedCPU(t, ns, "lq1-a"); !ok || v <= 3000 {
-			return fmt.Sprintf("lq1-a's consumed cpu %dm (status written: %v), want more than 3", v, ok)
-		}
-		return ""
-	})
+	runTwoJobsUntilUsage(t, ns, "lq1-a", "job1-a", "3")
 	afsJob(t, ns, "job2-a-1", "lq2-a", "3")
 	eventually(t, 30*time.Second, func() string {
 		if jobSuspended(t, ns, "job2-a-1") {
