@@ -65,6 +65,10 @@ type Engine interface {
 	// simulator runs an instant then when a later one will decide
 	// anything, so that the order is the one Kueue's samples give.
 	NextSample(after time.Time) (time.Time, bool)
+	// LocalQueueUsage is every LocalQueue's admission fair sharing usage,
+	// sorted by namespace and name; nil unless admission fair sharing is
+	// configured.
+	LocalQueueUsage() []LocalQueueResult
 }
 
 // EngineOptions are the engine's switches, resolved once from the Configuration.

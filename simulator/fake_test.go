@@ -115,6 +115,8 @@ func (f *fakeEngine) used(cq string) int64 {
 func (f *fakeEngine) WakeAll()                               {}
 func (f *fakeEngine) NextSample(time.Time) (time.Time, bool) { return time.Time{}, false }
 
+func (f *fakeEngine) LocalQueueUsage() []LocalQueueResult { return nil }
+
 func (f *fakeEngine) NextDeadline(time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }

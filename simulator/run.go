@@ -72,6 +72,20 @@ type Result struct {
 	// ElasticQuotas lists the Koord-Queue quotas at the end, by name; nil when
 	// the input has none.
 	ElasticQuotas []ElasticQuotaResult
+	// LocalQueues lists the LocalQueues' admission fair sharing usage at the
+	// end; nil unless the Configuration turns admission fair sharing on.
+	LocalQueues []LocalQueueResult
+}
+
+// LocalQueueResult is one LocalQueue's admission fair sharing usage.
+type LocalQueueResult struct {
+	// Name is namespace/name.
+	Name, ClusterQueue string
+	// Consumed is its decayed usage per resource, as its status gives it.
+	Consumed corev1.ResourceList
+	// Usage is what the order compares: the resource-weighted sum of
+	// Consumed over the LocalQueue's weight (+Inf at weight 0).
+	Usage float64
 }
 
 // WorkloadState is where a workload is at the end.
@@ -373,6 +387,7 @@ func (s *sim) result(end time.Duration) *Result {
 	}
 	r.Workloads = s.koordResults(r.Workloads)
 	r.ElasticQuotas = s.koordQuotas()
+	r.LocalQueues = s.engine.LocalQueueUsage()
 	r.Queues = s.acct.finish(end)
 	return r
 }

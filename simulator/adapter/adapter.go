@@ -105,6 +105,19 @@ func (e *engine) NextSample(after time.Time) (time.Time, bool) {
 }
 func (e *engine) WantsCycle() bool { return e.s.WantsCycle() }
 
+func (e *engine) LocalQueueUsage() []simulator.LocalQueueResult {
+	var out []simulator.LocalQueueResult
+	for _, key := range e.s.LocalQueueKeys() {
+		v, ok := e.s.LocalQueueSnapshot(key.Namespace, key.Name)
+		if !ok || v.ConsumedResources == nil {
+			continue
+		}
+		out = append(out, simulator.LocalQueueResult{Name: key.String(), ClusterQueue: v.ClusterQueue,
+			Consumed: v.ConsumedResources, Usage: v.WeightedUsage})
+	}
+	return out
+}
+
 // Cycle translates the scheduler's decisions.
 func (e *engine) Cycle(now time.Time) []simulator.Decision {
 	out := e.out[:0]

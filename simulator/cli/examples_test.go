@@ -429,6 +429,22 @@ func TestSpecAdmissionFairSharingOrdersByUsage(t *testing.T) {
 	doc := simulateJSON(t, "-f", repo("examples", "admission-fair-sharing"))
 	checkAdmissionTimes(t, doc, []string{"tenant-b/b-1", "tenant-b/b-2", "tenant-b/b-3", "tenant-b/b-4"},
 		[]string{"tenant-a/a-5", "tenant-a/a-6", "tenant-a/a-7", "tenant-a/a-8"})
+	// The final state lists both LocalQueues' usage: A ran 16 GPUs for an
+	// hour, B for half an hour.
+	usage := map[string]float64{}
+	for _, lq := range doc.Final.LocalQueues {
+		if lq.ClusterQueue != "shared-gpus" {
+			t.Errorf("%s feeds %q, want shared-gpus", lq.Name, lq.ClusterQueue)
+		}
+		var u float64
+		if _, err := fmt.Sscan(lq.Usage, &u); err != nil {
+			t.Fatalf("%s's usage %q: %v", lq.Name, lq.Usage, err)
+		}
+		usage[lq.Name] = u
+	}
+	if len(usage) != 2 || usage["tenant-a/gpus"] <= usage["tenant-b/gpus"] || usage["tenant-b/gpus"] <= 0 {
+		t.Errorf("final LocalQueue usage %v: want tenant-a/gpus above tenant-b/gpus, both above 0", usage)
+	}
 }
 
 // The same trace without the admissionFairSharing block: the ClusterQueue is
@@ -443,4 +459,7 @@ func TestSpecAdmissionFairSharingOffIsFIFO(t *testing.T) {
 	doc := simulateJSON(t, "-f", dir)
 	checkAdmissionTimes(t, doc, []string{"tenant-a/a-5", "tenant-a/a-6", "tenant-a/a-7", "tenant-a/a-8"},
 		[]string{"tenant-b/b-1", "tenant-b/b-2", "tenant-b/b-3", "tenant-b/b-4"})
+	if len(doc.Final.LocalQueues) != 0 {
+		t.Errorf("without admission fair sharing no LocalQueue usage is listed, got %+v", doc.Final.LocalQueues)
+	}
 }

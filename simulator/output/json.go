@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"sort"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -57,6 +58,18 @@ type Final struct {
 	ClusterQueues []ClusterQueue `json:"clusterQueues"`
 	// ElasticQuotas is only present when the input has ElasticQuotas.
 	ElasticQuotas []ElasticQuota `json:"elasticQuotas,omitempty"`
+	// LocalQueues is only present when admission fair sharing is on.
+	LocalQueues []LocalQueue `json:"localQueues,omitempty"`
+}
+
+// LocalQueue is one LocalQueue's admission fair sharing usage at the end:
+// its decayed consumed resources (as its status gives them) and the usage
+// the order compares (lower goes first; "+Inf" at weight 0).
+type LocalQueue struct {
+	Name              string                         `json:"name"`
+	ClusterQueue      string                         `json:"clusterQueue"`
+	ConsumedResources map[corev1.ResourceName]string `json:"consumedResources"`
+	Usage             string                         `json:"admissionFairSharingUsage"`
 }
 
 // Workload is one workload's state at the end.
@@ -120,6 +133,10 @@ func NewDocument(r *simulator.Result) Document {
 			Name: q.Name, Parent: q.Parent, Min: resourceStrings(q.Min), Max: resourceStrings(q.Max), Used: resourceStrings(q.Used),
 		})
 	}
+	for _, lq := range r.LocalQueues {
+		doc.Final.LocalQueues = append(doc.Final.LocalQueues, LocalQueue{Name: lq.Name, ClusterQueue: lq.ClusterQueue,
+			ConsumedResources: resourceStrings(lq.Consumed), Usage: afsUsageText(lq.Usage)})
+	}
 	doc.Final.ClusterQueues = make([]ClusterQueue, 0, len(r.Queues))
 	for _, q := range r.Queues {
 		usage := q.Usage()
@@ -140,6 +157,12 @@ func NewDocument(r *simulator.Result) Document {
 }
 
 // resourceStrings renders a resource list as quantity strings; never nil.
+// afsUsageText renders an admission fair sharing usage with six significant
+// digits, "+Inf" for a LocalQueue of weight 0.
+func afsUsageText(u float64) string {
+	return strconv.FormatFloat(u, 'g', 6, 64)
+}
+
 func resourceStrings(l corev1.ResourceList) map[corev1.ResourceName]string {
 	out := make(map[corev1.ResourceName]string, len(l))
 	for r, q := range l {

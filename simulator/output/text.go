@@ -137,6 +137,7 @@ func writeSummary(w io.Writer, r *simulator.Result) {
 	}
 	tw.Flush()
 	writeElasticQuotas(w, r)
+	writeLocalQueueUsage(w, r)
 	writeAssumedRuntimes(w, r)
 
 	var pending []simulator.WorkloadResult
@@ -279,6 +280,22 @@ func writeElasticQuotas(w io.Writer, r *simulator.Result) {
 	fmt.Fprintln(tw, "ELASTICQUOTA\tPARENT\tMIN\tMAX\tUSED")
 	for _, q := range r.ElasticQuotas {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.Name, dash(q.Parent), dash(resourceListText(q.Min)), dash(resourceListText(q.Max)), dash(resourceListText(q.Used)))
+	}
+	tw.Flush()
+}
+
+// writeLocalQueueUsage writes admission fair sharing's usage of every
+// LocalQueue, when it is on.
+func writeLocalQueueUsage(w io.Writer, r *simulator.Result) {
+	if len(r.LocalQueues) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "LOCALQUEUES (admission fair sharing: decayed usage; in a ClusterQueue ordering by it, the lower usage goes first)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LOCALQUEUE\tCLUSTERQUEUE\tCONSUMED\tUSAGE")
+	for _, lq := range r.LocalQueues {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", lq.Name, dash(lq.ClusterQueue), dash(resourceListText(lq.Consumed)), afsUsageText(lq.Usage))
 	}
 	tw.Flush()
 }
