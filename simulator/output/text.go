@@ -271,31 +271,37 @@ func queueText(cq, eq string) string {
 
 // writeElasticQuotas writes the Koord-Queue quotas, when the input has any.
 func writeElasticQuotas(w io.Writer, r *simulator.Result) {
-	if len(r.ElasticQuotas) == 0 {
-		return
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "ELASTICQUOTAS (used: what admitted Koord-Queue units charge to the quota and its descendants)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ELASTICQUOTA\tPARENT\tMIN\tMAX\tUSED")
+	rows := make([][]string, 0, len(r.ElasticQuotas))
 	for _, q := range r.ElasticQuotas {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.Name, dash(q.Parent), dash(resourceListText(q.Min)), dash(resourceListText(q.Max)), dash(resourceListText(q.Used)))
+		rows = append(rows, []string{q.Name, dash(q.Parent), dash(resourceListText(q.Min)), dash(resourceListText(q.Max)), dash(resourceListText(q.Used))})
 	}
-	tw.Flush()
+	writeSection(w, "ELASTICQUOTAS (used: what admitted Koord-Queue units charge to the quota and its descendants)",
+		[]string{"ELASTICQUOTA", "PARENT", "MIN", "MAX", "USED"}, rows)
 }
 
 // writeLocalQueueUsage writes admission fair sharing's usage of every
 // LocalQueue, when it is on.
 func writeLocalQueueUsage(w io.Writer, r *simulator.Result) {
-	if len(r.LocalQueues) == 0 {
+	rows := make([][]string, 0, len(r.LocalQueues))
+	for _, lq := range r.LocalQueues {
+		rows = append(rows, []string{lq.Name, dash(lq.ClusterQueue), dash(resourceListText(lq.Consumed)), afsUsageText(lq.Usage)})
+	}
+	writeSection(w, "LOCALQUEUES (admission fair sharing: decayed usage; in a ClusterQueue ordering by it, the lower usage goes first)",
+		[]string{"LOCALQUEUE", "CLUSTERQUEUE", "CONSUMED", "USAGE"}, rows)
+}
+
+// writeSection writes a titled table after a blank line; nothing when it
+// has no rows.
+func writeSection(w io.Writer, title string, header []string, rows [][]string) {
+	if len(rows) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "LOCALQUEUES (admission fair sharing: decayed usage; in a ClusterQueue ordering by it, the lower usage goes first)")
+	fmt.Fprintln(w, title)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LOCALQUEUE\tCLUSTERQUEUE\tCONSUMED\tUSAGE")
-	for _, lq := range r.LocalQueues {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", lq.Name, dash(lq.ClusterQueue), dash(resourceListText(lq.Consumed)), afsUsageText(lq.Usage))
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, row := range rows {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 }
