@@ -245,7 +245,9 @@ func encode(list []client.Object, scheme *runtime.Scheme, sortByName bool) ([]by
 // owners, finalizers, the last-applied annotation, and status the simulator
 // recomputes. It keeps metadata.generation (a CapacityProvider's condition is
 // trusted only at its generation), a Workload's creation time (its place in the
-// queue) and its admission, and the effective quotas DQO wrote. Annotations that
+// queue) and its admission, the effective quotas DQO wrote, and a LocalQueue's
+// admission fair sharing usage (its history, which the manager orders by and
+// the simulator seeds from, as a restarted manager does). Annotations that
 // place an object on the simulated clock are dropped: a snapshot is "now", at 0.
 func Clean(obj client.Object) {
 	obj.SetResourceVersion("")
@@ -279,7 +281,11 @@ func Clean(obj client.Object) {
 	case *kueue.Cohort:
 		o.Status = kueue.CohortStatus{EffectiveQuotas: o.Status.EffectiveQuotas}
 	case *kueue.LocalQueue:
-		o.Status = kueue.LocalQueueStatus{}
+		var afs *kueue.FairSharingStatus
+		if fs := o.Status.FairSharing; fs != nil && fs.AdmissionFairSharingStatus != nil {
+			afs = &kueue.FairSharingStatus{AdmissionFairSharingStatus: fs.AdmissionFairSharingStatus}
+		}
+		o.Status = kueue.LocalQueueStatus{FairSharing: afs}
 	case *koordv1alpha1.ElasticQuota:
 		o.Status = koordv1alpha1.ElasticQuotaStatus{}
 	case *corev1.Namespace:

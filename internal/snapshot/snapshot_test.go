@@ -129,6 +129,34 @@ func TestCleanKeepsWorkloadCreationTimeAndAdmission(t *testing.T) {
 	}
 }
 
+// A LocalQueue's admission fair sharing usage is history the manager orders
+// by: the snapshot keeps it (and nothing else of the LocalQueue's status), so
+// that the simulator, seeding from it as a restarted manager does, orders as
+// the cluster would.
+func TestCleanKeepsALocalQueuesAdmissionFairSharingUsage(t *testing.T) {
+	t.Parallel()
+	lq := enginetest.MakeLocalQueue("team", "lq", "gpu").
+		ConsumedResources(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC), map[corev1.ResourceName]string{gpu: "6828427124n"}).Obj()
+	lq.Status.PendingWorkloads = 3
+	Clean(lq)
+	if lq.Status.PendingWorkloads != 0 {
+		t.Errorf("pending count kept: %+v", lq.Status)
+	}
+	afs := lq.Status.FairSharing
+	if afs == nil || afs.AdmissionFairSharingStatus == nil {
+		t.Fatalf("admission fair sharing usage dropped: %+v", lq.Status)
+	}
+	if q := afs.AdmissionFairSharingStatus.ConsumedResources[gpu]; q.Cmp(resource.MustParse("6828427124n")) != 0 {
+		t.Errorf("consumed %s, want 6828427124n", q.String())
+	}
+	plain := enginetest.MakeLocalQueue("team", "plain", "gpu").Obj()
+	plain.Status.PendingWorkloads = 1
+	Clean(plain)
+	if plain.Status.FairSharing != nil {
+		t.Errorf("a LocalQueue without usage got %+v", plain.Status.FairSharing)
+	}
+}
+
 // Issue 16: the snapshot holds "the Configuration the manager runs with when it
 // can be read": the file the user names goes first, and the simulator reads it
 // as the run's Configuration.

@@ -463,3 +463,37 @@ func TestSpecAdmissionFairSharingOffIsFIFO(t *testing.T) {
 		t.Errorf("without admission fair sharing no LocalQueue usage is listed, got %+v", doc.Final.LocalQueues)
 	}
 }
+
+// A LocalQueue's persisted usage (status.fairSharing.admissionFairSharingStatus,
+// which `quokka snapshot` keeps) seeds the simulation, as it seeds a restarted
+// manager: with tenant B's LocalQueue having used 100 GPUs before, tenant A's
+// older jobs go first at 30m after all.
+func TestAdmissionFairSharingSeedsFromTheLocalQueuesStatus(t *testing.T) {
+	t.Parallel()
+	needs(t, caps().AdmissionFairSharing, "admission fair sharing (the Configuration's admissionFairSharing block)",
+		"tenant-a's last four jobs admitted at 30m, tenant-b's at 1h")
+	dir := t.TempDir()
+	copyDir(t, repo("examples", "admission-fair-sharing"), dir)
+	cluster := filepath.Join(dir, "00-cluster.yaml")
+	data, err := os.ReadFile(cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lqB := "  name: gpus\n  namespace: tenant-b\nspec:\n  clusterQueue: shared-gpus\n"
+	if !strings.Contains(string(data), lqB) {
+		t.Fatalf("tenant-b's LocalQueue is not written as expected in %s", cluster)
+	}
+	seeded := strings.Replace(string(data), lqB, lqB+`status:
+  fairSharing:
+    admissionFairSharingStatus:
+      consumedResources:
+        nvidia.com/gpu: "100"
+      lastUpdate: "2026-12-06T09:00:00Z"
+`, 1)
+	if err := os.WriteFile(cluster, []byte(seeded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := simulateJSON(t, "-f", dir)
+	checkAdmissionTimes(t, doc, []string{"tenant-a/a-5", "tenant-a/a-6", "tenant-a/a-7", "tenant-a/a-8"},
+		[]string{"tenant-b/b-1", "tenant-b/b-2", "tenant-b/b-3", "tenant-b/b-4"})
+}
