@@ -140,7 +140,8 @@ type LocalQueueView struct {
 	Usage resources.Amounts
 	// ConsumedResources is admission fair sharing's decayed usage per resource
 	// (status.fairSharing.admissionFairSharingStatus), and ConsumedAt its
-	// last update; nil when the LocalQueue is not tracked.
+	// last update (zero before its first sample); nil when admission fair
+	// sharing is not configured.
 	ConsumedResources corev1.ResourceList
 	ConsumedAt        time.Time
 	// WeightedUsage is the key admission fair sharing orders the LocalQueue
@@ -162,10 +163,12 @@ func (s *Scheduler) LocalQueueSnapshot(namespace, name string) (LocalQueueView, 
 		v.Usage.Add(r.admission.Usage)
 	}
 	if s.afs != nil {
+		// A LocalQueue not sampled yet is idle: no usage, and no time.
+		v.ConsumedResources = corev1.ResourceList{}
 		if u, ok := s.afs.usage[key]; ok {
 			v.ConsumedResources, v.ConsumedAt = u.ConsumedResources(), u.LastSample
-			v.WeightedUsage = s.afsKey(key)
 		}
+		v.WeightedUsage = s.afsKey(key)
 	}
 	return v, true
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,6 +76,10 @@ type WorkloadReport struct {
 	Ahead    int  `json:"ahead"`
 	Pending  int  `json:"pending"`
 	Fits     bool `json:"fits"`
+	// LocalQueueUsage, when its ClusterQueue orders by admission fair
+	// sharing, is its LocalQueue's usage, the first key of that order
+	// (lower goes first; "+Inf" at weight 0).
+	LocalQueueUsage string `json:"localQueueUsage,omitempty"`
 	// PodCounts, set when it holds or would get fewer pods than it asks for
 	// (partial admission), are every pod set's admitted count.
 	PodCounts map[string]int32 `json:"podCounts,omitempty"`
@@ -198,6 +203,7 @@ func (e *Explainer) Workload(key types.NamespacedName) (*WorkloadReport, error) 
 		return rep, nil
 	}
 	rep.Ahead, rep.Position = d.Ahead, d.Ahead+1
+	rep.LocalQueueUsage = e.localQueueUsage(rep.ClusterQueue, key.Namespace, string(wl.Spec.QueueName))
 	if rep.QueueingStrategy == string(kueue.StrictFIFO) && d.Ahead > 0 {
 		rep.Blocked = append(rep.Blocked, e.strictFIFOBlock(rep.ClusterQueue, key, d.Ahead))
 	} else if d.Fits && d.Ahead > 0 {
@@ -230,6 +236,20 @@ func (e *Explainer) describeQueue(rep *WorkloadReport) {
 	if v, ok := e.s.ClusterQueueSnapshot(rep.ClusterQueue); ok {
 		rep.Cohort = v.Cohort
 	}
+}
+
+// localQueueUsage is a LocalQueue's admission fair sharing usage when its
+// ClusterQueue orders by it, "" otherwise.
+func (e *Explainer) localQueueUsage(cqName, ns, lq string) string {
+	cq, ok := e.cqs[cqName]
+	if !ok || cq.Spec.AdmissionScope == nil || cq.Spec.AdmissionScope.AdmissionMode != kueue.UsageBasedAdmissionFairSharing {
+		return ""
+	}
+	v, ok := e.s.LocalQueueSnapshot(ns, lq)
+	if !ok || v.ConsumedResources == nil {
+		return ""
+	}
+	return strconv.FormatFloat(v.WeightedUsage, 'g', 6, 64)
 }
 
 // queued is a pending workload with its dry run, in queue order.

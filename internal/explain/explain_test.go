@@ -292,3 +292,48 @@ func TestExplainWorkloadFitsWithFewerPods(t *testing.T) {
 		t.Fatalf("text %q (err %v); want the pods it would get", b.String(), err)
 	}
 }
+
+// Under admission fair sharing explain gives each pending workload's
+// LocalQueue usage, the first key of its ClusterQueue's order, and its
+// position in that order: heavy used 8 GPUs (its status says so), light
+// nothing, so light's newer job is first.
+func TestExplainWorkloadUnderAdmissionFairSharing(t *testing.T) {
+	t.Parallel()
+	objs := []client.Object{tb.MakeFlavor("h100").Obj(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "t"}},
+		tb.MakeClusterQueue("shared").Quota("h100", gpu, "8").AdmissionFairSharing().Obj(),
+		tb.MakeLocalQueue("t", "heavy", "shared").ConsumedResources(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC),
+			map[corev1.ResourceName]string{gpu: "8"}).Obj(),
+		tb.MakeLocalQueue("t", "light", "shared").Obj(),
+		tb.MakeWorkload("t", "running").Queue("heavy").PodSet("main", 1).Request(gpu, "8").ReserveQuota("shared", "h100").QuotaReservedAt(0).Obj(),
+		tb.MakeWorkload("t", "h1").Queue("heavy").PodSet("main", 1).Request(gpu, "1").Created(time.Second).Obj(),
+		tb.MakeWorkload("t", "l1").Queue("light").PodSet("main", 1).Request(gpu, "1").Created(2 * time.Second).Obj(),
+	}
+	cfg := configapi.Default()
+	cfg.AdmissionFairSharing = &configapi.AdmissionFairSharing{UsageHalfLifeTime: metav1.Duration{Duration: time.Hour}}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
+	e, err := Load(t.Context(), c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, usage string
+		position    int
+	}{{"l1", "0", 1}, {"h1", "8", 2}} {
+		rep := explainWL(t, e, "t", tc.name)
+		if rep.LocalQueueUsage != tc.usage || rep.Position != tc.position {
+			t.Errorf("%s: LocalQueue usage %q at position %d, want %q at %d", tc.name, rep.LocalQueueUsage, rep.Position, tc.usage, tc.position)
+		}
+		var out bytes.Buffer
+		if err := rep.WriteText(&out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "LQ usage:     "+tc.usage+" (admission fair sharing") {
+			t.Errorf("%s's text does not give its LocalQueue usage:\n%s", tc.name, out.String())
+		}
+	}
+	// Without the configuration nothing orders by usage, and nothing is said.
+	if rep := explainWL(t, load(t, objs), "t", "l1"); rep.LocalQueueUsage != "" || rep.Position != 2 {
+		t.Errorf("without admission fair sharing: usage %q at position %d, want none at 2", rep.LocalQueueUsage, rep.Position)
+	}
+}

@@ -42,6 +42,9 @@ func (r *WorkloadReport) WriteText(w io.Writer) error {
 	if r.Position > 0 {
 		fmt.Fprintf(&b, "  Position:     %d of %d pending (%d ahead)\n", r.Position, r.Pending, r.Ahead)
 	}
+	if r.LocalQueueUsage != "" {
+		fmt.Fprintf(&b, "  LQ usage:     %s (admission fair sharing: the LocalQueue that used less goes first)\n", r.LocalQueueUsage)
+	}
 	if r.Fits {
 		b.WriteString("  Fits now:     yes" + podCountsText(r.PodCounts) + "\n")
 	} else if r.Reason != "" {
