@@ -135,19 +135,11 @@ func TestSpecFairSharingEightGPUJobWaits(t *testing.T) {
 	t.Parallel()
 	needs(t, caps().FairSharing, "fair sharing (the Configuration's fairSharing block)",
 		"no preemption; team-b/b-8 (8 GPUs) Pending; team-a 36, team-b 28")
-	dir := t.TempDir()
-	copyDir(t, repo("examples", "fair-sharing"), dir)
-	trace := filepath.Join(dir, "trace.yaml")
-	data, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The last document is b-8: its request and its limit become 8 GPUs.
-	last := strings.LastIndex(string(data), "\n---\n")
-	eight := string(data[:last]) + strings.ReplaceAll(string(data[last:]), `nvidia.com/gpu: "4"`, `nvidia.com/gpu: "8"`)
-	if err := os.WriteFile(trace, []byte(eight), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := copyExampleEditing(t, "fair-sharing", "trace.yaml", func(data string) string {
+		// The last document is b-8: its request and its limit become 8 GPUs.
+		last := strings.LastIndex(data, "\n---\n")
+		return data[:last] + strings.ReplaceAll(data[last:], `nvidia.com/gpu: "4"`, `nvidia.com/gpu: "8"`)
+	})
 	doc := simulateJSON(t, "-f", dir)
 	if p := eventsOf(doc, "Preempted"); len(p) != 0 {
 		t.Errorf("flipping the imbalance gains nothing: want no preemption, got %+v", p)
@@ -220,6 +212,23 @@ func TestDynamicQuotaExample(t *testing.T) {
 }
 
 // copyDir copies the manifests of an example so a test can change one.
+// copyExampleEditing copies examples/name into a temporary directory, passes
+// the text of one of its files through edit, and returns the directory.
+func copyExampleEditing(t *testing.T, name, file string, edit func(string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyDir(t, repo("examples", name), dir)
+	path := filepath.Join(dir, file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(edit(string(data))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
 	entries, err := os.ReadDir(from)
@@ -472,27 +481,19 @@ func TestAdmissionFairSharingSeedsFromTheLocalQueuesStatus(t *testing.T) {
 	t.Parallel()
 	needs(t, caps().AdmissionFairSharing, "admission fair sharing (the Configuration's admissionFairSharing block)",
 		"tenant-a's last four jobs admitted at 30m, tenant-b's at 1h")
-	dir := t.TempDir()
-	copyDir(t, repo("examples", "admission-fair-sharing"), dir)
-	cluster := filepath.Join(dir, "00-cluster.yaml")
-	data, err := os.ReadFile(cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
 	lqB := "  name: gpus\n  namespace: tenant-b\nspec:\n  clusterQueue: shared-gpus\n"
-	if !strings.Contains(string(data), lqB) {
-		t.Fatalf("tenant-b's LocalQueue is not written as expected in %s", cluster)
-	}
-	seeded := strings.Replace(string(data), lqB, lqB+`status:
+	dir := copyExampleEditing(t, "admission-fair-sharing", "00-cluster.yaml", func(data string) string {
+		if !strings.Contains(data, lqB) {
+			t.Fatal("tenant-b's LocalQueue is not written as expected in 00-cluster.yaml")
+		}
+		return strings.Replace(data, lqB, lqB+`status:
   fairSharing:
     admissionFairSharingStatus:
       consumedResources:
         nvidia.com/gpu: "100"
       lastUpdate: "2026-12-06T09:00:00Z"
 `, 1)
-	if err := os.WriteFile(cluster, []byte(seeded), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	})
 	doc := simulateJSON(t, "-f", dir)
 	checkAdmissionTimes(t, doc, []string{"tenant-a/a-5", "tenant-a/a-6", "tenant-a/a-7", "tenant-a/a-8"},
 		[]string{"tenant-b/b-1", "tenant-b/b-2", "tenant-b/b-3", "tenant-b/b-4"})

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -90,18 +88,10 @@ func TestPreemptionConfigMissingReferenceIsRefused(t *testing.T) {
 // occur) by new in one file.
 func editedExample(t *testing.T, file, old, new string) string {
 	t.Helper()
-	dir := t.TempDir()
-	copyDir(t, repo("examples", "preemption-config"), dir)
-	path := filepath.Join(dir, file)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), old) {
-		t.Fatalf("%s does not contain %q", file, old)
-	}
-	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), old, new)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return copyExampleEditing(t, "preemption-config", file, func(data string) string {
+		if !strings.Contains(data, old) {
+			t.Fatalf("%s does not contain %q", file, old)
+		}
+		return strings.ReplaceAll(data, old, new)
+	})
 }
