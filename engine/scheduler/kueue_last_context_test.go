@@ -98,7 +98,7 @@ func TestKueueLastSchedulingContext(t *testing.T) {
 			firstPreempts: []string{"placeholder-alpha"},
 			firstPending:  map[string]string{"new": ReasonWaitingForPreemption},
 			deletes:       []string{"placeholder-alpha"},
-			want: map[string]string{"placeholder-theta-spot": "eng-cohort-theta/spot", "new": "eng-cohort-theta/on-demand"}},
+			want:          map[string]string{"placeholder-theta-spot": "eng-cohort-theta/spot", "new": "eng-cohort-theta/on-demand"}},
 		{name: "TryNextFlavor, but second flavor is full and can preempt on first",
 			objects: []any{
 				MakeClusterQueue("eng-cohort-alpha").Cohort("cohort").
