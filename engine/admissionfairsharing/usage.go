@@ -121,7 +121,7 @@ func (u *Usage) Settle(p Params, now time.Time, current, requests resources.Requ
 		return
 	}
 	u.decayToward(current, alpha(now.Sub(last), p.HalfLife))
-	penalty := alpha(p.SamplingInterval, p.HalfLife)
+	penalty := decimal(alpha(p.SamplingInterval, p.HalfLife))
 	for r, v := range requests {
 		u.addScaled(r, resources.ToQuantity(r, v), penalty)
 	}
@@ -130,13 +130,13 @@ func (u *Usage) Settle(p Params, now time.Time, current, requests resources.Requ
 // decayToward is one step of the moving average: the usage keeps 1 − a of
 // itself and takes a of current.
 func (u *Usage) decayToward(current resources.Requests, a float64) {
-	keep := decimal(1 - a)
+	keep, take := decimal(1-a), decimal(a)
 	for r, v := range u.consumed {
 		u.consumed[r] = scaled(v, keep)
 	}
 	u.sumValid = false
 	for r, v := range current {
-		u.addScaled(r, resources.ToQuantity(r, v), a)
+		u.addScaled(r, resources.ToQuantity(r, v), take)
 	}
 }
 
@@ -215,11 +215,11 @@ func scaled(q resource.Quantity, f *inf.Dec) resource.Quantity {
 
 // addScaled adds q × f to resource r; a factor of 0 still lists it, at 0,
 // as Kueue's sums do.
-func (u *Usage) addScaled(r corev1.ResourceName, q resource.Quantity, f float64) {
+func (u *Usage) addScaled(r corev1.ResourceName, q resource.Quantity, f *inf.Dec) {
 	if q.Sign() < 0 {
 		return
 	}
-	u.add(r, scaled(q, decimal(f)))
+	u.add(r, scaled(q, f))
 }
 
 func (u *Usage) add(r corev1.ResourceName, q resource.Quantity) {

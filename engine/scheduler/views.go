@@ -146,8 +146,10 @@ type LocalQueueView struct {
 	ConsumedAt        time.Time
 	// WeightedUsage is the key admission fair sharing orders the LocalQueue
 	// by: its usage weighted by resource, over its own weight (+Inf at
-	// weight 0); meaningful when ConsumedResources is not nil.
-	WeightedUsage float64
+	// weight 0); meaningful when ConsumedResources is not nil. OrderedByUsage
+	// tells whether its ClusterQueue orders its workloads by that key.
+	WeightedUsage  float64
+	OrderedByUsage bool
 }
 
 // LocalQueueSnapshot returns a copy of a LocalQueue's state.
@@ -169,6 +171,9 @@ func (s *Scheduler) LocalQueueSnapshot(namespace, name string) (LocalQueueView, 
 			v.ConsumedResources, v.ConsumedAt = u.ConsumedResources(), u.LastSample
 		}
 		v.WeightedUsage = s.afsKey(key)
+		if q, ok := s.cache.ClusterQueue(lq.cq); ok {
+			v.OrderedByUsage = s.usesAFS(q)
+		}
 	}
 	return v, true
 }

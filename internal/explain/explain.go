@@ -203,7 +203,7 @@ func (e *Explainer) Workload(key types.NamespacedName) (*WorkloadReport, error) 
 		return rep, nil
 	}
 	rep.Ahead, rep.Position = d.Ahead, d.Ahead+1
-	rep.LocalQueueUsage = e.localQueueUsage(rep.ClusterQueue, key.Namespace, string(wl.Spec.QueueName))
+	rep.LocalQueueUsage = e.localQueueUsage(key.Namespace, string(wl.Spec.QueueName))
 	if rep.QueueingStrategy == string(kueue.StrictFIFO) && d.Ahead > 0 {
 		rep.Blocked = append(rep.Blocked, e.strictFIFOBlock(rep.ClusterQueue, key, d.Ahead))
 	} else if d.Fits && d.Ahead > 0 {
@@ -239,14 +239,10 @@ func (e *Explainer) describeQueue(rep *WorkloadReport) {
 }
 
 // localQueueUsage is a LocalQueue's admission fair sharing usage when its
-// ClusterQueue orders by it, "" otherwise.
-func (e *Explainer) localQueueUsage(cqName, ns, lq string) string {
-	cq, ok := e.cqs[cqName]
-	if !ok || cq.Spec.AdmissionScope == nil || cq.Spec.AdmissionScope.AdmissionMode != kueue.UsageBasedAdmissionFairSharing {
-		return ""
-	}
+// ClusterQueue orders by it (the engine says), "" otherwise.
+func (e *Explainer) localQueueUsage(ns, lq string) string {
 	v, ok := e.s.LocalQueueSnapshot(ns, lq)
-	if !ok || v.ConsumedResources == nil {
+	if !ok || !v.OrderedByUsage {
 		return ""
 	}
 	return strconv.FormatFloat(v.WeightedUsage, 'g', 6, 64)
