@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/decision"
 )
 
 // Finalizer keeps a Job's Workload until the Job no longer needs it. As in
@@ -77,10 +78,16 @@ func setAdmitted(wl *kueue.Workload, adm *kueue.Admission, message string) {
 // next admission). A PodsReady condition left from the admission goes back to
 // WaitForStart, as Kueue's job framework sets it for a workload that is not
 // admitted, so that the next admission's pods are waited for afresh.
-func setRequeued(wl *kueue.Workload, reason, message string, now time.Time) {
+//
+// QuotaReserved and Admitted turn False as Kueue's job framework and
+// SyncAdmittedCondition turn them: QuotaReserved with PendingEvaluation
+// (Pending with the UnadmittedWorkloadsObservability gate off, tiered false)
+// and the eviction's message, Admitted with NoReservation; the eviction's
+// reason stays on Evicted and Requeued.
+func setRequeued(wl *kueue.Workload, reason, message string, now time.Time, tiered bool) {
 	wl.Status.Admission = nil
-	setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, reason, message)
-	setCondition(wl, kueue.WorkloadAdmitted, metav1.ConditionFalse, reason, message)
+	setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, decision.KueueEvictedQuotaReservedReason(tiered), message)
+	setNoReservation(wl)
 	requeued := metav1.ConditionFalse
 	if rs := wl.Status.RequeueState; reason == kueue.WorkloadEvictedByPreemption && ptr.Deref(wl.Spec.Active, true) &&
 		(rs == nil || rs.RequeueAt == nil || !rs.RequeueAt.After(now)) {
@@ -91,6 +98,22 @@ func setRequeued(wl *kueue.Workload, reason, message string, now time.Time) {
 		setCondition(wl, kueue.WorkloadPodsReady, metav1.ConditionFalse, kueue.WorkloadWaitForStart, "Not all pods are ready or succeeded")
 	}
 }
+
+// setNoReservation sets Admitted=False as Kueue's SyncAdmittedCondition does
+// for a workload without a quota reservation.
+func setNoReservation(wl *kueue.Workload) {
+	setCondition(wl, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueue.WorkloadAdmittedReasonNoReservation, noReservationMessage)
+}
+
+// hasNoReservation reports whether Admitted is already False for want of a
+// reservation.
+func hasNoReservation(wl *kueue.Workload) bool {
+	c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadAdmitted)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == kueue.WorkloadAdmittedReasonNoReservation
+}
+
+// noReservationMessage is Kueue's message for Admitted=False, NoReservation.
+const noReservationMessage = "The workload has no reservation"
 
 // setRequeueState records a PodsReady timeout's back-off as Kueue does: the
 // count one higher, and requeueAt, never moved earlier.

@@ -54,7 +54,7 @@ func TestSetAdmittedEndsAPreviousEviction(t *testing.T) {
 	wl := &kueue.Workload{}
 	setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, "by x")
 	setCondition(wl, kueue.WorkloadPreempted, metav1.ConditionTrue, kueue.InCohortReclamationReason, "by x")
-	setRequeued(wl, kueue.WorkloadEvictedByPreemption, "by x", time.Now())
+	setRequeued(wl, kueue.WorkloadEvictedByPreemption, "by x", time.Now(), true)
 	setAdmitted(wl, &kueue.Admission{ClusterQueue: "q"}, "reserved")
 	for _, typ := range []string{kueue.WorkloadEvicted, kueue.WorkloadPreempted} {
 		if meta.IsStatusConditionTrue(wl.Status.Conditions, typ) {
@@ -118,11 +118,45 @@ func TestKueueRequeuedOnlyAfterAPreemption(t *testing.T) {
 			if tc.backoff != 0 {
 				wl.Status.RequeueState = &kueue.RequeueState{RequeueAt: &metav1.Time{Time: now.Add(tc.backoff)}}
 			}
-			setRequeued(wl, tc.reason, "m", now)
+			setRequeued(wl, tc.reason, "m", now, true)
 			c := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued)
 			if c == nil || c.Status != tc.want || c.Reason != tc.reason {
 				t.Errorf("Requeued = %+v, want %s with reason %s", c, tc.want, tc.reason)
 			}
 		})
+	}
+}
+
+// Once an evicted workload has stopped, Kueue's job framework releases its
+// quota with QuotaReserved=False, reason PendingEvaluation (Pending with the
+// UnadmittedWorkloadsObservability gate off) and the eviction's message, and
+// SyncAdmittedCondition turns Admitted False with NoReservation, whatever the
+// eviction's reason, which stays on Evicted and Requeued
+// (pkg/controller/jobframework/reconciler.go; pkg/workload/admissionchecks.go).
+func TestKueueEvictionEndsWithKueuesConditions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		tiered bool
+		want   string
+	}{{true, kueue.WorkloadQuotaReservedReasonPendingEvaluation}, {false, kueue.WorkloadPending}} {
+		wl := &kueue.Workload{}
+		setAdmitted(wl, &kueue.Admission{ClusterQueue: "q"}, "reserved")
+		setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByClusterQueueStopped, "The ClusterQueue is stopped")
+		setRequeued(wl, kueue.WorkloadEvictedByClusterQueueStopped, "The ClusterQueue is stopped", time.Now(), tc.tiered)
+		qr := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+		if qr == nil || qr.Status != metav1.ConditionFalse || qr.Reason != tc.want || qr.Message != "The ClusterQueue is stopped" {
+			t.Errorf("tiered %v: QuotaReserved = %+v, want False, %s, the eviction's message", tc.tiered, qr, tc.want)
+		}
+		ad := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadAdmitted)
+		if ad == nil || ad.Status != metav1.ConditionFalse || ad.Reason != kueue.WorkloadAdmittedReasonNoReservation ||
+			ad.Message != "The workload has no reservation" {
+			t.Errorf("tiered %v: Admitted = %+v, want False, NoReservation", tc.tiered, ad)
+		}
+		if rq := meta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadRequeued); rq == nil || rq.Reason != kueue.WorkloadEvictedByClusterQueueStopped {
+			t.Errorf("tiered %v: Requeued = %+v, want the eviction's reason", tc.tiered, rq)
+		}
+		if wl.Status.Admission != nil {
+			t.Errorf("tiered %v: admission kept", tc.tiered)
+		}
 	}
 }

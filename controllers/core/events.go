@@ -10,10 +10,10 @@ type EventRecorder interface {
 	Eventf(object runtime.Object, eventtype, reason, messageFmt string, args ...interface{})
 }
 
-// Event reasons on Workloads, Kueue's.
+// Event reasons on Workloads, Kueue's. A pending workload's event is a
+// Warning named by its QuotaReserved reason, as Kueue's scheduler records it.
 const (
 	EventAdmitted  = "Admitted"
-	EventPending   = "Pending"
 	EventPreempted = "Preempted"
 	EventEvicted   = "Evicted"
 )

@@ -47,6 +47,9 @@ type loop struct {
 	// ignoreReclaimable is the ReclaimablePods gate off: resourceRequests
 	// count every pod, as the engine does then.
 	ignoreReclaimable bool
+	// tieredReasons is Kueue's UnadmittedWorkloadsObservability gate: the
+	// reasons pending workloads' conditions carry (pendingOne).
+	tieredReasons bool
 	// sampleEvery is admission fair sharing's sampling interval: the loop
 	// runs a cycle at least that often, so that LocalQueue usage is sampled
 	// (and written to status) on a quiet cluster too. Zero without it.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -15,10 +16,17 @@ import (
 
 // metricsSnapshot reads the engine for the gauges at scrape time; lqLabels,
 // when set, gives each LocalQueue's labels (for metrics.localQueueMetrics'
-// selector), read after the engine's lock is released.
-func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels func(namespace, name string) map[string]string) func() metrics.Snapshot {
+// selector), read after the engine's lock is released. workloads, when set
+// (the UnadmittedWorkloadsObservability gate), is the manager's cache, whose
+// Workloads' conditions the kueue_unadmitted_workloads gauges count.
+func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels func(namespace, name string) map[string]string,
+	workloads client.Reader) func() metrics.Snapshot {
 	return func() metrics.Snapshot {
 		snap := metrics.Snapshot{ReplicaRole: role.Label()}
+		var clusterQueueOf map[types.NamespacedName]string
+		if workloads != nil {
+			clusterQueueOf = map[types.NamespacedName]string{}
+		}
 		e.Do(func(s *scheduler.Scheduler) {
 			for _, name := range s.ClusterQueueNames() {
 				v, ok := s.ClusterQueueSnapshot(name)
@@ -31,6 +39,9 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 				v, ok := s.LocalQueueSnapshot(key.Namespace, key.Name)
 				if !ok {
 					continue
+				}
+				if clusterQueueOf != nil {
+					clusterQueueOf[key] = v.ClusterQueue
 				}
 				inadmissible := min(pending.inadmissibleLQ(key), v.PendingWorkloads)
 				lq := metrics.LocalQueue{Namespace: key.Namespace, Name: key.Name, ClusterQueue: v.ClusterQueue,
@@ -45,10 +56,21 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 				snap.LocalQueues = append(snap.LocalQueues, lq)
 			}
 		})
+		if workloads != nil {
+			list, err := listWorkloads(context.Background(), workloads)
+			if err == nil {
+				snap.Unadmitted = countUnadmitted(list, clusterQueueOf)
+			}
+		}
 		if lqLabels != nil {
 			for i := range snap.LocalQueues {
 				lq := &snap.LocalQueues[i]
 				lq.Labels = lqLabels(lq.Namespace, lq.Name)
+			}
+			for i := range snap.Unadmitted {
+				if u := &snap.Unadmitted[i]; u.LocalQueue != "" {
+					u.LocalQueueLabels = lqLabels(u.Namespace, u.LocalQueue)
+				}
 			}
 		}
 		return snap

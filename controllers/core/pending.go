@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/decision"
 	"quokka.dev/quokka/engine/scheduler"
 	"quokka.dev/quokka/engine/workload"
 )
@@ -83,11 +84,17 @@ func (p *pendingTracker) inadmissibleLQ(key types.NamespacedName) int {
 	return p.byLQ[key]
 }
 
-// pendingOne writes QuotaReserved=False with the engine's reason and message when
-// the reason changed, with a Pending event; the loop calls it for the heads of
-// the queues only (see cycleTally).
+// pendingOne writes QuotaReserved=False with Kueue's reason for the engine's
+// (decision.KueueQuotaReservedReason) and the engine's message when the reason
+// changed, with Admitted=False (NoReservation) beside it under the
+// UnadmittedWorkloadsObservability gate, and a Warning event named by the
+// reason, as Kueue's scheduler records one; the loop calls it for the heads of
+// the queues only (see cycleTally). The engine's finer reasons change more
+// often than Kueue's (a workload short of quota in its ClusterQueue, then in
+// its cohort); a change the condition would not show is not written.
 func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
-	if l.pending.seen(d.Workload, d.Reason, d.Message) {
+	reason, write := decision.KueueQuotaReservedReason(d.Reason, l.tieredReasons)
+	if !write || l.pending.seen(d.Workload, reason, d.Message) {
 		return nil
 	}
 	var env *workload.Environment
@@ -101,10 +108,14 @@ func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
 			read = workload.IgnoringReclaimablePods(wl)
 		}
 		requests, counted := resourceRequests(read, l.rules, env)
-		if pendingUnchanged(wl, d.Reason, d.Message) && (!counted || sameRequests(wl.Status.ResourceRequests, requests)) {
+		if pendingUnchanged(wl, reason, d.Message) && (!counted || sameRequests(wl.Status.ResourceRequests, requests)) &&
+			(!l.tieredReasons || hasNoReservation(wl)) {
 			return errSkip
 		}
-		setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, d.Reason, d.Message)
+		setCondition(wl, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, reason, d.Message)
+		if l.tieredReasons {
+			setNoReservation(wl)
+		}
 		if counted {
 			wl.Status.ResourceRequests = requests
 		}
@@ -112,14 +123,14 @@ func (l *loop) pendingOne(ctx context.Context, d scheduler.Pending) error {
 	})
 	switch {
 	case errors.Is(err, errSkip):
-		l.pending.remember(d.Workload, d.Reason, d.Message)
+		l.pending.remember(d.Workload, reason, d.Message)
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		l.log.Error(err, "writing pending reason", "workload", d.Workload, "reason", d.Reason)
 		return fmt.Errorf("marking workload %s pending: %w", d.Workload, err)
 	default:
-		l.pending.remember(d.Workload, d.Reason, d.Message)
-		l.events.Eventf(wl, corev1.EventTypeNormal, EventPending, "%s: %s", d.Reason, d.Message)
+		l.pending.remember(d.Workload, reason, d.Message)
+		l.events.Eventf(wl, corev1.EventTypeWarning, reason, "%s", d.Message)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -59,7 +60,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	events := mgr.GetEventRecorderFor("kueue-admission") //nolint:staticcheck // the brief's client-go recorder; events.k8s.io later
 	resync := make(chan event.GenericEvent)
 	wr := &workloadReconciler{client: mgr.GetClient(), engine: engine, role: role, events: events, now: opts.Now, resync: resync,
-		concurrency: workloadConcurrency(cfg)}
+		concurrency: workloadConcurrency(cfg), tieredReasons: cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability)}
 	if p := cfg.ObjectRetentionPolicies; p != nil && p.Workloads != nil && p.Workloads.AfterFinished != nil {
 		wr.retainFinished = &p.Workloads.AfterFinished.Duration
 	}
@@ -76,12 +77,17 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		LocalQueue:            cfg.LocalQueueMetricsEnabled(),
 		LocalQueueSelector:    cfg.LocalQueueMetricsSelector(),
 		FairSharing:           cfg.FairSharingEnabled(),
+		Unadmitted:            cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability),
 	}
 	var lqLabels func(namespace, name string) map[string]string
 	if mopts.LocalQueue && mopts.LocalQueueSelector != nil {
 		lqLabels = cachedLocalQueueLabels(mgr.GetClient())
 	}
-	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels))
+	var workloads client.Reader
+	if mopts.Unadmitted {
+		workloads = mgr.GetCache()
+	}
+	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels, workloads))
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding metrics: %w", err)
 	}
@@ -111,6 +117,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		rules:       engineOpts.Resources,
 
 		ignoreReclaimable: engineOpts.NoReclaimablePods,
+		tieredReasons:     cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability),
 	}
 	if cfg.AdmissionFairSharingEnabled() {
 		l.sampleEvery = cfg.AdmissionFairSharing.UsageSamplingInterval.Duration

@@ -58,6 +58,9 @@ type workloadReconciler struct {
 	// concurrency is how many Workloads are reconciled at once
 	// (workloadConcurrency).
 	concurrency int
+	// tieredReasons is Kueue's UnadmittedWorkloadsObservability gate (see
+	// decision.KueueQuotaReservedReason).
+	tieredReasons bool
 }
 
 // defaultWorkloadConcurrency is how many Workloads the core reconciles at
@@ -194,7 +197,7 @@ func (r *workloadReconciler) finishEviction(ctx context.Context, wl *kueue.Workl
 		}
 		now := r.now()
 		accumulateExecution(cur, now)
-		setRequeued(cur, evicted.Reason, evicted.Message, now)
+		setRequeued(cur, evicted.Reason, evicted.Message, now, r.tieredReasons)
 		return r.client.Status().Update(ctx, cur)
 	})
 	if apierrors.IsNotFound(err) {

@@ -49,6 +49,14 @@ const (
 	// the next requeue event, without being evaluated (Kueue's gate, beta,
 	// on by default since v0.18; off in v0.17).
 	FeatureSchedulingEquivalenceHashing Feature = "SchedulingEquivalenceHashing"
+	// FeatureUnadmittedWorkloadsObservability: a pending Workload's
+	// QuotaReserved=False condition carries one of Kueue's tiered reasons
+	// (WaitingForQuota, NoMatchingFlavor, ExceedsMaxQuota, Misconfigured,
+	// Suspended, ...) with Admitted=False (NoReservation) beside it, and the
+	// kueue_unadmitted_workloads gauges count them (Kueue's gate, beta, on by
+	// default from v0.20, off in v0.19). Off, the reasons are Kueue v0.19's:
+	// Pending, Inadmissible and Waiting.
+	FeatureUnadmittedWorkloadsObservability Feature = "UnadmittedWorkloadsObservability"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -82,6 +90,7 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeatureReclaimablePods:                                 {Default: true, Maturity: Beta},
 	FeaturePrioritySortingWithinCohort:                     {Default: true, Maturity: Beta},
 	FeatureSchedulingEquivalenceHashing:                    {Default: true, Maturity: Beta},
+	FeatureUnadmittedWorkloadsObservability:                {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

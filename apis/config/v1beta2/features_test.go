@@ -27,6 +27,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeaturePrioritySortingWithinCohort: true,
 		// Beta, off in Kueue v0.17 and on since v0.18.
 		FeatureSchedulingEquivalenceHashing: true,
+		// Beta, off in Kueue v0.19 and on in its main branch (v0.20).
+		FeatureUnadmittedWorkloadsObservability: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)

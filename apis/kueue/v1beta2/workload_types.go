@@ -210,9 +210,48 @@ const (
 	WorkloadEvictedByPodsReadyTimeout = "PodsReadyTimeout"
 	// WorkloadWaiting is the QuotaReserved=False reason of a workload that
 	// fits and waits, under waitForPodsReady.blockAdmission, for every
-	// workload holding quota to have PodsReady=True (Kueue's reason while
-	// its UnadmittedWorkloadsObservability gate is off, the default).
+	// workload holding quota to have PodsReady=True, while Kueue's
+	// UnadmittedWorkloadsObservability gate is off (Kueue v0.19's default;
+	// on, the reason is WaitingForPodsReady).
 	WorkloadWaiting = "Waiting"
+	// WorkloadPending is the QuotaReserved=False reason of every other
+	// unadmitted workload while that gate is off.
+	WorkloadPending = "Pending"
+	// WorkloadInadmissible is, while that gate is off, the QuotaReserved=False
+	// reason of a workload whose LocalQueue or ClusterQueue is missing or
+	// stopped.
+	WorkloadInadmissible = "Inadmissible"
+
+	// QuotaReserved=False reasons while Kueue's UnadmittedWorkloadsObservability
+	// gate is on (Kueue's default from v0.20, and Quokka's): one per kind of
+	// obstacle, the message giving the details.
+	//
+	// WorkloadQuotaReservedReasonNoMatchingFlavor: no flavor matches the
+	// workload's node selector or tolerations, or provides a resource.
+	WorkloadQuotaReservedReasonNoMatchingFlavor = "NoMatchingFlavor"
+	// WorkloadQuotaReservedReasonWaitingForQuota: not enough unused quota now.
+	WorkloadQuotaReservedReasonWaitingForQuota = "WaitingForQuota"
+	// WorkloadQuotaReservedReasonExceedsMaxQuota: more than the ClusterQueue
+	// could ever get (nominal quota plus borrowing limit, or its cohort's).
+	WorkloadQuotaReservedReasonExceedsMaxQuota = "ExceedsMaxQuota"
+	// WorkloadQuotaReservedReasonWaitingForPreemptedWorkloads: the workload
+	// preempted others and waits for them to release their quota.
+	WorkloadQuotaReservedReasonWaitingForPreemptedWorkloads = "WaitingForPreemptedWorkloads"
+	// WorkloadQuotaReservedReasonMisconfigured: its LocalQueue or ClusterQueue
+	// is missing, or the ClusterQueue does not select its namespace.
+	WorkloadQuotaReservedReasonMisconfigured = "Misconfigured"
+	// WorkloadQuotaReservedReasonSuspended: its LocalQueue or ClusterQueue is
+	// stopped or inactive.
+	WorkloadQuotaReservedReasonSuspended = "Suspended"
+	// WorkloadQuotaReservedReasonPendingEvaluation: waiting for the scheduler
+	// to look at it (after an eviction, for instance).
+	WorkloadQuotaReservedReasonPendingEvaluation = "PendingEvaluation"
+	// WorkloadQuotaReservedReasonWaitingForPodsReady: WorkloadWaiting's
+	// counterpart while the gate is on.
+	WorkloadQuotaReservedReasonWaitingForPodsReady = "WaitingForPodsReady"
+	// WorkloadAdmittedReasonNoReservation is the Admitted=False reason of a
+	// workload without a quota reservation.
+	WorkloadAdmittedReasonNoReservation = "NoReservation"
 
 	InClusterQueueReason                = "InClusterQueue"
 	InCohortReclamationReason           = "InCohortReclamation"

@@ -11,6 +11,24 @@ type Snapshot struct {
 	ReplicaRole   string
 	ClusterQueues []ClusterQueue
 	LocalQueues   []LocalQueue
+	// Unadmitted counts the unadmitted workloads by their conditions'
+	// reasons (Options.Unadmitted).
+	Unadmitted []Unadmitted
+}
+
+// Unadmitted is how many unadmitted workloads of one ClusterQueue, through
+// one LocalQueue, have one pair of reasons: Reason is their Admitted
+// condition's (NoReservation), UnderlyingCause their QuotaReserved
+// condition's (PendingEvaluation before any), as Kueue's
+// kueue_unadmitted_workloads labels them. LocalQueue is empty for a workload
+// whose LocalQueue does not exist, and ClusterQueue when its ClusterQueue is
+// unknown.
+type Unadmitted struct {
+	ClusterQueue            string
+	Namespace, LocalQueue   string
+	LocalQueueLabels        map[string]string
+	Reason, UnderlyingCause string
+	Count                   int
 }
 
 // ClusterQueue is one queue's gauges.
@@ -57,6 +75,7 @@ type gaugeCollector struct {
 	pending, weightedShare, cqStatus             *prometheus.Desc
 	usage, nominal, borrowingLimit, lendingLimit *prometheus.Desc
 	lqUsage, lqPending, lqAFSUsage               *prometheus.Desc
+	unadmitted, lqUnadmitted                     *prometheus.Desc
 }
 
 func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
@@ -90,6 +109,12 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 		lqAFSUsage: prometheus.NewDesc("kueue_local_queue_admission_fair_sharing_usage",
 			"The LocalQueue's admission fair sharing usage: the resource-weighted sum of its decayed consumed resources, divided by its fair sharing weight",
 			[]string{"name", "namespace", "cluster_queue", "replica_role"}, nil),
+		unadmitted: prometheus.NewDesc("kueue_unadmitted_workloads",
+			"The number of unadmitted workloads, per cluster_queue, reason (their Admitted condition's) and underlying_cause (their QuotaReserved condition's)",
+			[]string{"cluster_queue", "reason", "underlying_cause", "replica_role"}, nil),
+		lqUnadmitted: prometheus.NewDesc("kueue_local_queue_unadmitted_workloads",
+			"The number of unadmitted workloads of a LocalQueue, per cluster_queue, reason and underlying_cause",
+			[]string{"name", "namespace", "cluster_queue", "reason", "underlying_cause", "replica_role"}, nil),
 	}
 }
 
@@ -109,6 +134,12 @@ func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- g.lqUsage
 		ch <- g.lqPending
 		ch <- g.lqAFSUsage
+	}
+	if g.opts.Unadmitted {
+		ch <- g.unadmitted
+		if g.opts.LocalQueue {
+			ch <- g.lqUnadmitted
+		}
 	}
 }
 
@@ -147,6 +178,9 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
+	if g.opts.Unadmitted {
+		g.collectUnadmitted(snap, gauge)
+	}
 	if !g.opts.LocalQueue {
 		return
 	}
@@ -162,5 +196,35 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		if lq.AFSUsage != nil {
 			gauge(g.lqAFSUsage, *lq.AFSUsage, lq.Name, lq.Namespace, lq.ClusterQueue, role)
 		}
+	}
+}
+
+// collectUnadmitted sums the counts per ClusterQueue for kueue_unadmitted_workloads
+// and reports them per LocalQueue, for the LocalQueues the selector keeps, in
+// kueue_local_queue_unadmitted_workloads. A workload whose ClusterQueue is
+// unknown is in neither, as in Kueue.
+func (g *gaugeCollector) collectUnadmitted(snap Snapshot, gauge func(*prometheus.Desc, float64, ...string)) {
+	type cqKey struct{ cq, reason, cause string }
+	perCQ := map[cqKey]int{}
+	var order []cqKey
+	for _, u := range snap.Unadmitted {
+		if u.ClusterQueue == "" {
+			continue
+		}
+		k := cqKey{u.ClusterQueue, u.Reason, u.UnderlyingCause}
+		if _, ok := perCQ[k]; !ok {
+			order = append(order, k)
+		}
+		perCQ[k] += u.Count
+		if !g.opts.LocalQueue || u.LocalQueue == "" {
+			continue
+		}
+		if sel := g.opts.LocalQueueSelector; sel != nil && !sel.Matches(labels.Set(u.LocalQueueLabels)) {
+			continue
+		}
+		gauge(g.lqUnadmitted, float64(u.Count), u.LocalQueue, u.Namespace, u.ClusterQueue, u.Reason, u.UnderlyingCause, snap.ReplicaRole)
+	}
+	for _, k := range order {
+		gauge(g.unadmitted, float64(perCQ[k]), k.cq, k.reason, k.cause, snap.ReplicaRole)
 	}
 }

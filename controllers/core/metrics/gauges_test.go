@@ -132,3 +132,45 @@ kueue_local_queue_admission_fair_sharing_usage{cluster_queue="cq-afs-metric",nam
 		t.Error(err)
 	}
 }
+
+// Kueue: pkg/cache/queue/manager_test.go, TestUpdateUnadmittedWorkload and
+// TestUpdateUnadmittedWorkload_LQMetricsDisabled. kueue_unadmitted_workloads
+// sums a ClusterQueue's LocalQueues per pair of reasons; the LocalQueue gauge
+// is exported only with LocalQueue metrics, and neither counts a workload
+// without a ClusterQueue.
+func TestUnadmittedWorkloadGauges(t *testing.T) {
+	t.Parallel()
+	snap := Snapshot{ReplicaRole: "leader", Unadmitted: []Unadmitted{
+		{ClusterQueue: "cq", Namespace: "a", LocalQueue: "lq", Reason: "NoReservation", UnderlyingCause: "WaitingForQuota", Count: 2},
+		{ClusterQueue: "cq", Namespace: "b", LocalQueue: "lq", Reason: "NoReservation", UnderlyingCause: "WaitingForQuota", Count: 3},
+		{ClusterQueue: "cq", Namespace: "b", LocalQueue: "lq", Reason: "NoReservation", UnderlyingCause: "PendingEvaluation", Count: 1},
+		{Reason: "NoReservation", UnderlyingCause: "Misconfigured", Count: 4},
+	}}
+	want := `
+# HELP kueue_unadmitted_workloads The number of unadmitted workloads, per cluster_queue, reason (their Admitted condition's) and underlying_cause (their QuotaReserved condition's)
+# TYPE kueue_unadmitted_workloads gauge
+kueue_unadmitted_workloads{cluster_queue="cq",reason="NoReservation",replica_role="leader",underlying_cause="PendingEvaluation"} 1
+kueue_unadmitted_workloads{cluster_queue="cq",reason="NoReservation",replica_role="leader",underlying_cause="WaitingForQuota"} 5
+`
+	wantLQ := `
+# HELP kueue_local_queue_unadmitted_workloads The number of unadmitted workloads of a LocalQueue, per cluster_queue, reason and underlying_cause
+# TYPE kueue_local_queue_unadmitted_workloads gauge
+kueue_local_queue_unadmitted_workloads{cluster_queue="cq",name="lq",namespace="a",reason="NoReservation",replica_role="leader",underlying_cause="WaitingForQuota"} 2
+kueue_local_queue_unadmitted_workloads{cluster_queue="cq",name="lq",namespace="b",reason="NoReservation",replica_role="leader",underlying_cause="PendingEvaluation"} 1
+kueue_local_queue_unadmitted_workloads{cluster_queue="cq",name="lq",namespace="b",reason="NoReservation",replica_role="leader",underlying_cause="WaitingForQuota"} 3
+`
+	g := newGaugeCollector(Options{Unadmitted: true, LocalQueue: true}, func() Snapshot { return snap })
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want+wantLQ),
+		"kueue_unadmitted_workloads", "kueue_local_queue_unadmitted_workloads"); err != nil {
+		t.Error(err)
+	}
+	g = newGaugeCollector(Options{Unadmitted: true}, func() Snapshot { return snap })
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want),
+		"kueue_unadmitted_workloads", "kueue_local_queue_unadmitted_workloads"); err != nil {
+		t.Errorf("without LocalQueue metrics: %v", err)
+	}
+	g = newGaugeCollector(Options{LocalQueue: true}, func() Snapshot { return snap })
+	if n := testutil.CollectAndCount(g, "kueue_unadmitted_workloads", "kueue_local_queue_unadmitted_workloads"); n != 0 {
+		t.Errorf("%d samples with the gate off", n)
+	}
+}

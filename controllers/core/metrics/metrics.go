@@ -41,6 +41,10 @@ type Options struct {
 	LocalQueueSelector labels.Selector
 	// FairSharing exports kueue_cluster_queue_weighted_share.
 	FairSharing bool
+	// Unadmitted exports kueue_unadmitted_workloads, and with LocalQueue
+	// kueue_local_queue_unadmitted_workloads (Kueue's
+	// UnadmittedWorkloadsObservability gate).
+	Unadmitted bool
 }
 
 // Metrics holds the collectors. It registers itself when started as a manager

@@ -121,13 +121,15 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 	waitAdmitted(t, ns, "free")
 }
 
-// heldBackFor: the eviction finished (QuotaReserved and Admitted False) and,
-// as in Kueue for every eviction but a preemption, Requeued is False with its
-// reason until what holds the workload back is gone.
+// heldBackFor: the eviction finished (QuotaReserved False, and Admitted False
+// with Kueue's NoReservation) and, as in Kueue for every eviction but a
+// preemption, Requeued is False with its reason until what holds the workload
+// back is gone.
 func heldBackFor(wl *kueue.Workload, reason string) bool {
 	r, q, a := cond(wl, kueue.WorkloadRequeued), cond(wl, kueue.WorkloadQuotaReserved), cond(wl, kueue.WorkloadAdmitted)
 	return r != nil && r.Status == metav1.ConditionFalse && r.Reason == reason &&
-		q != nil && q.Status == metav1.ConditionFalse && a != nil && a.Status == metav1.ConditionFalse
+		q != nil && q.Status == metav1.ConditionFalse &&
+		a != nil && a.Status == metav1.ConditionFalse && a.Reason == kueue.WorkloadAdmittedReasonNoReservation
 }
 
 // Past the loop's budget for Admitted events, admissions record none: with a

@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
-	"quokka.dev/quokka/engine/scheduler"
 )
 
 // Cases of Kueue's core controller tests
@@ -113,7 +112,7 @@ func TestKueueClusterQueueIsStuckInTerminationUntilItsWorkloadsFinish(t *testing
 		return ""
 	})
 	create(t, makeWL(ns, "late", "q", "cpu", "1"))
-	waitPending(t, ns, "late", scheduler.ReasonClusterQueueInactive)
+	waitPending(t, ns, "late", kueue.WorkloadQuotaReservedReasonSuspended)
 	consistently(t, 2*time.Second, func() string {
 		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cq), cq); err != nil {
 			return fmt.Sprintf("the queue went while running still runs: %v", err)
@@ -129,7 +128,7 @@ func TestKueueClusterQueueIsStuckInTerminationUntilItsWorkloadsFinish(t *testing
 
 	finish(t, getWL(t, ns, "running"))
 	waitGone(t, cq)
-	waitPending(t, ns, "late", scheduler.ReasonClusterQueueNotFound)
+	waitPending(t, ns, "late", kueue.WorkloadQuotaReservedReasonMisconfigured)
 }
 
 // Kueue: clusterqueue_controller_test.go, When "Deleting clusterQueues", It

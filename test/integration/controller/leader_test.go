@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
-	"quokka.dev/quokka/engine/scheduler"
+	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
 // With leader election, only the leader writes; the follower keeps its engine
@@ -60,7 +60,7 @@ func TestLeaderElection(t *testing.T) {
 			pending = wl.Name
 		}
 	}
-	waitPending(t, ns, pending, scheduler.ReasonInsufficientQuota)
+	waitPending(t, ns, pending, kueue.WorkloadQuotaReservedReasonWaitingForQuota)
 	for _, wl := range listWLs(t, ns) {
 		if isAdmitted(&wl) {
 			finish(t, &wl)

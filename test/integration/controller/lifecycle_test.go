@@ -14,7 +14,6 @@ import (
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/controllers/core"
-	"quokka.dev/quokka/engine/scheduler"
 )
 
 // cpuQueue creates namespace ns with a LocalQueue "q" pointing at a ClusterQueue
@@ -75,13 +74,13 @@ func TestFinishedAndDeletedWorkloadsReleaseQuota(t *testing.T) {
 		t.Errorf("managedFields %+v: want the creator's entry and the manager's status entry", getWL(t, ns, "a").ManagedFields)
 	}
 	create(t, makeWL(ns, "b", "q", "cpu", "1"))
-	waitPending(t, ns, "b", scheduler.ReasonInsufficientQuota)
+	waitPending(t, ns, "b", kueue.WorkloadQuotaReservedReasonWaitingForQuota)
 
 	finish(t, getWL(t, ns, "a"))
 	waitAdmitted(t, ns, "b")
 
 	create(t, makeWL(ns, "c", "q", "cpu", "1"))
-	waitPending(t, ns, "c", scheduler.ReasonInsufficientQuota)
+	waitPending(t, ns, "c", kueue.WorkloadQuotaReservedReasonWaitingForQuota)
 	if err := env.Client.Delete(context.Background(), getWL(t, ns, "b")); err != nil {
 		t.Fatalf("deleting b: %v", err)
 	}
@@ -118,8 +117,8 @@ func TestUnroutableWorkloadsStayPending(t *testing.T) {
 	create(t, makeNS(other, nil), makeLQ(other, "q", ns))
 	startManager(t, nil)
 	create(t, makeWL(ns, "no-lq", "missing", "cpu", "1"), makeWL(other, "not-selected", "q", "cpu", "1"))
-	waitPending(t, ns, "no-lq", scheduler.ReasonLocalQueueNotFound)
-	waitPending(t, other, "not-selected", scheduler.ReasonNamespaceNotSelected)
+	waitPending(t, ns, "no-lq", kueue.WorkloadQuotaReservedReasonMisconfigured)
+	waitPending(t, other, "not-selected", kueue.WorkloadQuotaReservedReasonMisconfigured)
 	// The reason is written once, not every cycle: the object stays unchanged
 	// while other workloads keep the loop cycling.
 	rv := getWL(t, ns, "no-lq").ResourceVersion

@@ -99,7 +99,7 @@ func TestKueueBlockAdmissionWaitsForPodsReady(t *testing.T) {
 	})
 	waitAdmittedBlocking(t, ns, "prod-wl")
 	create(t, makeWL(ns, "dev-wl", "dev-queue", "cpu", "2"))
-	waitPending(t, ns, "dev-wl", kueue.WorkloadWaiting)
+	waitPending(t, ns, "dev-wl", kueue.WorkloadQuotaReservedReasonWaitingForPodsReady)
 	if c := cond(getWL(t, ns, "dev-wl"), kueue.WorkloadQuotaReserved); c.Message != "waiting for all admitted workloads to be in PodsReady condition" {
 		t.Errorf("dev-wl QuotaReserved message %q, want Kueue's", c.Message)
 	}
@@ -118,7 +118,7 @@ func TestKueueBlockAdmissionWaitsForPodsReady(t *testing.T) {
 
 	// dev-wl's pods are not ready: the next one waits until dev-wl is deleted.
 	create(t, makeWL(ns, "third-wl", "prod-queue", "cpu", "2"))
-	waitPending(t, ns, "third-wl", kueue.WorkloadWaiting)
+	waitPending(t, ns, "third-wl", kueue.WorkloadQuotaReservedReasonWaitingForPodsReady)
 	deleteObj(t, getWL(t, ns, "dev-wl"))
 	waitAdmittedBlocking(t, ns, "third-wl")
 }
@@ -165,7 +165,7 @@ func TestBlockAdmissionWaitsForTheFirstJobsPods(t *testing.T) {
 			if len(w.OwnerReferences) == 0 || w.OwnerReferences[0].Name != "second" {
 				continue
 			}
-			if c := cond(&w, kueue.WorkloadQuotaReserved); c != nil && c.Status == metav1.ConditionFalse && c.Reason == kueue.WorkloadWaiting {
+			if c := cond(&w, kueue.WorkloadQuotaReserved); c != nil && c.Status == metav1.ConditionFalse && c.Reason == kueue.WorkloadQuotaReservedReasonWaitingForPodsReady {
 				return ""
 			}
 			return fmt.Sprintf("second's workload: %+v", w.Status.Conditions)
