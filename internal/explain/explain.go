@@ -31,6 +31,9 @@ type Explainer struct {
 	objs *feed.Objects
 	wls  map[types.NamespacedName]*kueue.Workload
 	cqs  map[string]*kueue.ClusterQueue
+	// tieredReasons is the UnadmittedWorkloadsObservability gate, for
+	// WorkloadReport.ConditionReason.
+	tieredReasons bool
 	// Refused lists the objects the engine refused, as the manager would log them.
 	Refused []string
 }
@@ -48,7 +51,8 @@ func Load(ctx context.Context, r client.Reader, cfg *configapi.Configuration) (*
 // New builds the engine from objects already listed.
 func New(objs *feed.Objects, cfg *configapi.Configuration) *Explainer {
 	e := &Explainer{s: scheduler.New(scheduler.OptionsFromConfiguration(cfg)), objs: objs,
-		wls: map[types.NamespacedName]*kueue.Workload{}, cqs: map[string]*kueue.ClusterQueue{}}
+		wls: map[types.NamespacedName]*kueue.Workload{}, cqs: map[string]*kueue.ClusterQueue{},
+		tieredReasons: cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability)}
 	for _, err := range objs.Into(e.s) {
 		e.Refused = append(e.Refused, err.Error())
 	}
@@ -83,9 +87,14 @@ type WorkloadReport struct {
 	// PodCounts, set when it holds or would get fewer pods than it asks for
 	// (partial admission), are every pod set's admitted count.
 	PodCounts map[string]int32 `json:"podCounts,omitempty"`
-	// Reason and Message are the engine's (Kueue's QuotaReserved reasons).
+	// Reason and Message are the engine's: finer than Kueue's.
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	// ConditionReason is the Kueue reason its QuotaReserved=False condition
+	// carries for Reason (decision.KueueQuotaReservedReason, under the
+	// Configuration's UnadmittedWorkloadsObservability gate); empty when the
+	// manager writes none for it.
+	ConditionReason string `json:"conditionReason,omitempty"`
 	// Blocked says what keeps it out besides quota (StrictFIFO head, inactive
 	// or stopped queue, missing LocalQueue, namespace not selected).
 	Blocked    []string        `json:"blocked,omitempty"`
@@ -189,6 +198,9 @@ func (e *Explainer) Workload(key types.NamespacedName) (*WorkloadReport, error) 
 	}
 	e.describeQueue(rep)
 	rep.Fits, rep.Reason, rep.Message = d.Fits, d.Reason, d.Message
+	if !d.Fits && d.Reason != "" {
+		rep.ConditionReason, _ = decision.KueueQuotaReservedReason(d.Reason, e.tieredReasons)
+	}
 	if d.Fits {
 		rep.PodCounts = workload.ReducedCounts(wl, d.PodSets)
 	}

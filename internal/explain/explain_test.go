@@ -126,6 +126,10 @@ func TestExplainWorkloadAtBorrowingLimit(t *testing.T) {
 	if rep.Fits || rep.Reason != decision.ReasonBorrowingLimitReached {
 		t.Errorf("fits=%v reason=%s, want BorrowingLimitReached", rep.Fits, rep.Reason)
 	}
+	// What the workload's condition says: the limit blocks now, not forever.
+	if rep.ConditionReason != kueue.WorkloadQuotaReservedReasonWaitingForQuota {
+		t.Errorf("condition reason = %q, want Kueue's WaitingForQuota", rep.ConditionReason)
+	}
 	h100 := flavor(t, rep, "h100")
 	if !h100.Best || h100.Outcome != "Preempt" {
 		t.Errorf("h100 = %+v, want the best flavor, Preempt", h100)

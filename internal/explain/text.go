@@ -48,7 +48,11 @@ func (r *WorkloadReport) WriteText(w io.Writer) error {
 	if r.Fits {
 		b.WriteString("  Fits now:     yes" + podCountsText(r.PodCounts) + "\n")
 	} else if r.Reason != "" {
-		fmt.Fprintf(&b, "  Reason:       %s\n", r.Reason)
+		fmt.Fprintf(&b, "  Reason:       %s", r.Reason)
+		if r.ConditionReason != "" && r.ConditionReason != r.Reason {
+			fmt.Fprintf(&b, " (QuotaReserved condition: %s)", r.ConditionReason)
+		}
+		b.WriteString("\n")
 	}
 	for _, bl := range r.Blocked {
 		fmt.Fprintf(&b, "  Blocked:      %s\n", bl)
