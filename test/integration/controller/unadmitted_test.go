@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -20,8 +21,11 @@ import (
 // (Kueue: pkg/scheduler/scheduler.go, requeueAndUpdate; TestRequeueAndUpdate,
 // "workload didn't fit"); one whose LocalQueue is missing says Misconfigured
 // (getQueueBlocker). kueue_unadmitted_workloads and its LocalQueue twin count
-// them by reason and underlying cause, and forget them once admitted
-// (pkg/cache/queue/unadmitted_workloads.go).
+// them by reason and underlying cause, and forget a deleted one
+// (pkg/cache/queue/unadmitted_workloads.go; test/integration/singlecluster/scheduler/observability_test.go,
+// "Should correctly report and prune unadmitted workload metrics", and the same
+// It with UnadmittedWorkloadsExplicitStatus disabled, which Quokka does not
+// have: a workload gets its first condition from the scheduler).
 func TestKueueUnadmittedWorkloadsObservability(t *testing.T) {
 	ns := "unadmitted"
 	cpuQueue(t, ns, "1")
@@ -58,8 +62,11 @@ func TestKueueUnadmittedWorkloadsObservability(t *testing.T) {
 		}
 	}
 
-	finish(t, getWL(t, ns, "fits"))
-	waitAdmitted(t, ns, "waits")
+	// Kueue's "Should correctly report and prune unadmitted workload
+	// metrics": deleting the pending workload clears both gauges.
+	if err := env.Client.Delete(context.Background(), getWL(t, ns, "waits")); err != nil {
+		t.Fatalf("deleting waits: %v", err)
+	}
 	waitForSample(t, mgr, "kueue_unadmitted_workloads", byCQ, 0)
 	waitForSample(t, mgr, "kueue_local_queue_unadmitted_workloads", byLQ, 0)
 	finishWorkloadsAtEnd(t, ns)
