@@ -13,7 +13,8 @@ import (
 // Share is a weighted dominant resource share in millionths of a per-thousand
 // unit: 187.5 per thousand is 187_500_000. Six decimals below Kueue's
 // per-thousand value keep the spec's examples exact (12/64 is 187.5) while
-// staying an integer.
+// staying an integer. A share that is not a whole number of millionths is
+// rounded up (see ratio), so that a node that borrows never has share 0.
 type Share int64
 
 // Scale is the Share of one per-thousand unit.
@@ -103,24 +104,37 @@ type borrowedResource struct {
 	v int64
 }
 
-// ratio is borrowed/lendable × 1e9 (per thousand × Scale) × 1000/weightMilli,
-// with 128-bit intermediates; it saturates at Infinite.
+// ratio is borrowed/lendable per thousand, times Scale, times 1000/weightMilli:
+// borrowed × 10^12 / (lendable × weightMilli), rounded up at the last unit
+// (⌈⌈n/a⌉/b⌉ = ⌈n/(a·b)⌉, so the two divisions round once). Kueue's share is
+// a float, positive whenever the node borrows however little (borrowing 1 CPU
+// of an exabyte); rounding up keeps a positive ratio positive, and Weighted,
+// which rounds up again, then equals Kueue's ceil of the precise share. The
+// intermediates are 128-bit; the result saturates at Infinite.
 func ratio(borrowed, lendable, weightMilli int64) Share {
-	if lendable <= 0 {
+	if lendable <= 0 || weightMilli <= 0 {
 		return Infinite
 	}
-	hi, lo := bits.Mul64(uint64(borrowed), 1_000_000_000)
-	if hi >= uint64(lendable) {
+	if borrowed <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(borrowed), 1_000_000_000_000)
+	hi, lo = ceilDiv128(hi, lo, uint64(lendable))
+	hi, lo = ceilDiv128(hi, lo, uint64(weightMilli))
+	if hi != 0 || lo >= uint64(Infinite) {
 		return Infinite
 	}
-	q, _ := bits.Div64(hi, lo, uint64(lendable))
-	hi, lo = bits.Mul64(q, 1000)
-	if hi >= uint64(weightMilli) {
-		return Infinite
+	return Share(lo)
+}
+
+// ceilDiv128 is ⌈(hi·2^64 + lo) / d⌉ for d > 0, as a 128-bit (hi, lo).
+func ceilDiv128(hi, lo, d uint64) (uint64, uint64) {
+	qhi, r := bits.Div64(0, hi, d)
+	qlo, r := bits.Div64(r, lo, d)
+	if r != 0 {
+		var carry uint64
+		qlo, carry = bits.Add64(qlo, 1, 0)
+		qhi += carry
 	}
-	q, _ = bits.Div64(hi, lo, uint64(weightMilli))
-	if q >= uint64(Infinite) {
-		return Infinite
-	}
-	return Share(q)
+	return qhi, qlo
 }

@@ -20,6 +20,11 @@ func TestRatioPerThousandAndRounding(t *testing.T) {
 		{"weight 0.5 doubles it", 8, 64, 500, 250_000_000, 250},
 		{"nothing lendable is infinite", 1, 0, 1000, Infinite, math.MaxInt64},
 		{"large quantities do not overflow", 1 << 50, 1 << 52, 1000, 250_000_000, 250},
+		// Kueue's share is a float: positive whenever something is borrowed,
+		// and its status value is the ceil of it.
+		{"1 of 3 rounds up at the last unit", 1, 3, 1000, 333_333_334, 334},
+		{"a tiny positive share is not 0", 1000, math.MaxInt64 / 2, 1000, 1, 1},
+		{"weight 3 rounds once, up", 1, 1000, 3000, 333_334, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,8 +53,8 @@ func cqOf(t *testing.T, c *quota.Cache, name string) *quota.ClusterQueue {
 	return q
 }
 
-// perThousand is n/d per thousand as a Share, truncated as ratio truncates.
-func perThousand(n, d int64) Share { return Share(n * 1_000_000_000 / d) }
+// perThousand is n/d per thousand as a Share, rounded up as ratio rounds.
+func perThousand(n, d int64) Share { return Share((n*1_000_000_000 + d - 1) / d) }
 
 // The two strategies on shares taken from one state, where they disagree.
 // Queues a, b and c (nominal 3 CPUs each) and preemptible (nominal 0) share

@@ -63,8 +63,12 @@ func New(opts Options) *Cache {
 		charges: map[types.NamespacedName]charge{},
 		byCQ:    map[string]map[types.NamespacedName]struct{}{},
 	}
+	// A Cohort starts implicit, with weight 0, as in Kueue (newCohort): only
+	// a Cohort object sets it (UpsertCohort, default 1000). An implicit
+	// Cohort has no parent, so its weight is never weighed (fairsharing.Of
+	// returns 0 for a root); it shows only where it is reported.
 	c.tree = hierarchy.New[*ClusterQueue, *Cohort](func(tc *treeCohort) *Cohort {
-		return &Cohort{node: newNode(tc.Name()), tc: tc, weight: DefaultWeight}
+		return &Cohort{node: newNode(tc.Name()), tc: tc}
 	})
 	return c
 }
@@ -229,7 +233,7 @@ func (c *Cache) DeleteCohort(name string) {
 	if _, still := c.tree.Cohort(name); still {
 		tc.Value.Quotas = Quotas{}
 		tc.Value.setQuotas(nil)
-		tc.Value.weight = DefaultWeight
+		tc.Value.weight = 0
 		c.refreshTreeOf(tc)
 	}
 	if oldParent != nil {

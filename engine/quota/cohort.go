@@ -11,7 +11,8 @@ import (
 type Cohort struct {
 	node
 	Quotas
-	// weight is spec.fairSharing.weight in thousandths.
+	// weight is spec.fairSharing.weight in thousandths; 0 while no Cohort
+	// object exists (see New).
 	weight int64
 	tc     *hierarchy.Cohort[*ClusterQueue, *Cohort]
 	// height is Height, worked out with the subtree quotas whenever the

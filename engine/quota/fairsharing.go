@@ -82,8 +82,9 @@ func (c *Cohort) NodeName() string { return c.name }
 // IsCohort is true for a Cohort.
 func (c *Cohort) IsCohort() bool { return true }
 
-// FairWeight is spec.fairSharing.weight in thousandths (default 1000; implicit
-// cohorts have the default).
+// FairWeight is spec.fairSharing.weight in thousandths (default 1000). An
+// implicit cohort (no Cohort object) has 0, as in Kueue, where only a Cohort
+// object sets the weight; it is a root, whose weight fair sharing never reads.
 func (c *Cohort) FairWeight() int64 { return c.weight }
 
 // ParentCohort is the cohort's parent, or nil for a root (or in a cycle, where

@@ -26,7 +26,8 @@ type QuotaView struct {
 type UsageView struct {
 	Flavor   string
 	Resource corev1.ResourceName
-	// Total is the quota in use, Borrowed the part above nominal quota.
+	// Total is the quota in use, Borrowed the part above nominal quota;
+	// Borrowed is 0 for a queue without a cohort, as Kueue reports it.
 	Total    int64
 	Borrowed int64
 }
@@ -78,6 +79,16 @@ func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
 	v := ClusterQueueView{Name: name, Cohort: q.CohortName(), Active: st.Active, ActiveReason: st.Reason, ActiveMessage: st.Message,
 		ActiveCondition: st.Condition, Terminating: q.Terminating,
 		AdmittedWorkloads: len(s.admittedByCQ[name]), WeightedShare: fairsharing.Of(q).Weighted()}
+	// Kueue enforces borrowed 0 for a queue without a Cohort (Cache.getUsage,
+	// guarded by HasParent, which holds for a queue whose Cohort is in a
+	// cycle too, as CohortName does): usage above nominal there is not
+	// borrowed from anyone. Decisions read the quota cache, not this view.
+	borrowed := func(fr resources.FlavorResource) int64 {
+		if v.Cohort == "" {
+			return 0
+		}
+		return q.Borrowed(fr)
+	}
 	inSpec := map[resources.FlavorResource]bool{}
 	for _, g := range q.Groups {
 		for _, f := range g.Flavors {
@@ -85,14 +96,14 @@ func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
 				fr := resources.FlavorResource{Flavor: f, Resource: r}
 				qq, _ := q.Quota(fr)
 				v.Quotas = append(v.Quotas, QuotaView{Flavor: f, Resource: r, Nominal: qq.Nominal, BorrowingLimit: qq.BorrowingLimit, LendingLimit: qq.LendingLimit})
-				v.Usage = append(v.Usage, UsageView{Flavor: f, Resource: r, Total: q.Usage(fr), Borrowed: q.Borrowed(fr)})
+				v.Usage = append(v.Usage, UsageView{Flavor: f, Resource: r, Total: q.Usage(fr), Borrowed: borrowed(fr)})
 				inSpec[fr] = true
 			}
 		}
 	}
 	for _, fr := range q.UsageAll().Keys() {
 		if !inSpec[fr] {
-			v.Usage = append(v.Usage, UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: q.Usage(fr), Borrowed: q.Borrowed(fr)})
+			v.Usage = append(v.Usage, UsageView{Flavor: fr.Flavor, Resource: fr.Resource, Total: q.Usage(fr), Borrowed: borrowed(fr)})
 		}
 	}
 	for key := range s.lqsByCQ[name] {
