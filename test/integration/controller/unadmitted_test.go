@@ -32,10 +32,19 @@ func TestKueueUnadmittedWorkloadsObservability(t *testing.T) {
 	mgr := startManager(t, nil)
 	create(t, makeWL(ns, "fits", "q", "cpu", "1"))
 	waitAdmitted(t, ns, "fits")
-	create(t, makeWL(ns, "waits", "q", "cpu", "1"), makeWL(ns, "no-lq", "missing", "cpu", "1"))
+	// Kueue's workload controller tests (test/integration/singlecluster/controller/core/workload_controller_test.go,
+	// "Should update status when workloads are created" when the queue is not
+	// defined, doesn't exist, or names a ClusterQueue that doesn't exist):
+	// Misconfigured and NoReservation. The messages are the engine's, which say
+	// what to fix.
+	create(t, makeLQ(ns, "to-nowhere", "no-such-cq"))
+	create(t, makeWL(ns, "waits", "q", "cpu", "1"), makeWL(ns, "no-lq", "missing", "cpu", "1"),
+		makeWL(ns, "no-queue", "", "cpu", "1"), makeWL(ns, "no-cq", "to-nowhere", "cpu", "1"))
 	waitPending(t, ns, "waits", kueue.WorkloadQuotaReservedReasonWaitingForQuota)
-	waitPending(t, ns, "no-lq", kueue.WorkloadQuotaReservedReasonMisconfigured)
-	for _, name := range []string{"waits", "no-lq"} {
+	for _, name := range []string{"no-lq", "no-queue", "no-cq"} {
+		waitPending(t, ns, name, kueue.WorkloadQuotaReservedReasonMisconfigured)
+	}
+	for _, name := range []string{"waits", "no-lq", "no-queue", "no-cq"} {
 		wl := getWL(t, ns, name)
 		if a := cond(wl, kueue.WorkloadAdmitted); a == nil || a.Status != metav1.ConditionFalse ||
 			a.Reason != kueue.WorkloadAdmittedReasonNoReservation || a.Message != "The workload has no reservation" {
