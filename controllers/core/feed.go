@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -17,6 +19,7 @@ import (
 
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/scheduler"
 )
 
@@ -47,7 +50,15 @@ func (f *feeder[T]) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		return reconcile.Result{}, fmt.Errorf("reading %s %s: %w", f.kind, req.NamespacedName, err)
 	default:
 		f.engine.Do(func(s *scheduler.Scheduler) { err = f.upsert(s, obj) })
-		if err != nil {
+		switch {
+		case errors.Is(err, quota.ErrTreeQuota):
+			// Its Cohort tree's quotas would total more than the engine can
+			// add up; room may come as other queues shrink or leave, which
+			// is no event of this object's: look again later.
+			log.FromContext(ctx).Error(err, "the engine refused the object for now", "kind", f.kind)
+			f.engine.Notify()
+			return reconcile.Result{RequeueAfter: treeQuotaRetry}, nil
+		case err != nil:
 			// A quantity the engine cannot convert will not convert on retry
 			// either; the object keeps its previous state in the engine.
 			log.FromContext(ctx).Error(err, "ignoring object the engine refused", "kind", f.kind)
@@ -56,6 +67,10 @@ func (f *feeder[T]) Reconcile(ctx context.Context, req reconcile.Request) (recon
 	f.engine.Notify()
 	return reconcile.Result{}, nil
 }
+
+// treeQuotaRetry is how soon an object refused for its tree's total quota is
+// offered to the engine again.
+const treeQuotaRetry = 30 * time.Second
 
 // setup registers the feeder as a controller that runs without leadership.
 func (f *feeder[T]) setup(mgr manager.Manager, name string) error {

@@ -117,11 +117,15 @@ func (c *Cache) ClusterQueueNames() []string { return c.tree.QueueNames() }
 // CohortNames returns all cohort names, explicit and implicit, sorted.
 func (c *Cache) CohortNames() []string { return c.tree.CohortNames() }
 
-// UpsertClusterQueue adds or updates a queue. On a conversion error nothing
-// changes and the error names the field.
+// UpsertClusterQueue adds or updates a queue. On a conversion error, or when
+// its nominal quotas would take its Cohort tree's total above MaxTreeQuota,
+// nothing changes and the error names the field.
 func (c *Cache) UpsertClusterQueue(obj *kueue.ClusterQueue) error {
 	nq, err := clusterQueueFromAPI(c.opts.DynamicQuotaOrchestration, obj)
 	if err != nil {
+		return wrapObject("ClusterQueue", obj.Name, err)
+	}
+	if err := c.checkQueueTreeQuota(obj, nq); err != nil {
 		return wrapObject("ClusterQueue", obj.Name, err)
 	}
 	c.version++
@@ -194,10 +198,15 @@ func (c *Cache) DeleteClusterQueue(name string) {
 	}
 }
 
-// UpsertCohort adds or updates a Cohort object.
+// UpsertCohort adds or updates a Cohort object. On a conversion error, or
+// when its nominal quotas or its parent would take its tree's total above
+// MaxTreeQuota, nothing changes and the error names the field.
 func (c *Cache) UpsertCohort(obj *kueue.Cohort) error {
 	qs, err := cohortQuotasFromAPI(c.opts.DynamicQuotaOrchestration, obj)
 	if err != nil {
+		return wrapObject("Cohort", obj.Name, err)
+	}
+	if err := c.checkCohortTreeQuota(obj, qs); err != nil {
 		return wrapObject("Cohort", obj.Name, err)
 	}
 	c.version++

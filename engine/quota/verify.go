@@ -9,9 +9,13 @@ import (
 
 // Verify recomputes, from the charges and quotas alone, every queue's usage and
 // every acyclic cohort's subtree quota and usage, and reports the first cell where
-// the incrementally maintained state differs. It exists for property tests and
+// the incrementally maintained state differs, or a Cohort tree whose nominal
+// quotas total more than MaxTreeQuota. It exists for property tests and
 // debugging; it walks the whole world.
 func (c *Cache) Verify() error {
+	if err := c.verifyTreeQuota(); err != nil {
+		return err
+	}
 	for _, name := range c.tree.QueueNames() {
 		q, _ := c.ClusterQueue(name)
 		want := resources.Amounts{}

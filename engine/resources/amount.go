@@ -12,6 +12,12 @@ import (
 // borrowingLimit. It is also where saturating arithmetic stops.
 const Unlimited int64 = math.MaxInt64
 
+// MaxAmount is the largest amount ToCanonical accepts, half of Unlimited, so
+// that the sum of two accepted amounts still fits into int64. The quota cache
+// holds a Cohort tree's nominal quotas to the same bound, in total per flavor
+// and resource (see quota.MaxTreeQuota).
+const MaxAmount int64 = math.MaxInt64 / 2
+
 // IsMilli reports whether the canonical unit of a resource is the milli-unit.
 // Only CPU is counted in millicores, as in Kubernetes itself; every other resource
 // (memory, ephemeral storage, pods, extended resources such as nvidia.com/gpu) is
@@ -22,23 +28,27 @@ func IsMilli(name corev1.ResourceName) bool {
 
 // ToCanonical converts a quantity into the canonical int64 amount of the resource.
 // Whole-unit resources round up (a request of 1.5 GPUs cannot be satisfied by one).
-// It returns an error when the value does not fit into int64 or is negative.
+// It returns an error when the value is negative or above MaxAmount.
 func ToCanonical(name corev1.ResourceName, q resource.Quantity) (int64, error) {
 	if q.Sign() < 0 {
 		return 0, fmt.Errorf("quantity %s of %s must not be negative", q.String(), name)
 	}
 	if IsMilli(name) {
-		if q.Cmp(*resource.NewMilliQuantity(math.MaxInt64/2, resource.DecimalSI)) > 0 {
+		if q.Cmp(*resource.NewMilliQuantity(MaxAmount, resource.DecimalSI)) > 0 {
 			return 0, fmt.Errorf("quantity %s of %s is too large", q.String(), name)
 		}
 		return q.MilliValue(), nil
 	}
-	v, ok := q.AsInt64()
-	if ok {
+	if v, ok := q.AsInt64(); ok {
+		// An integer that fits into int64 may still be above MaxAmount
+		// (memory up to 7Ei does).
+		if v > MaxAmount {
+			return 0, fmt.Errorf("quantity %s of %s is too large", q.String(), name)
+		}
 		return v, nil
 	}
 	// Not an exact integer, or too large for int64: Value rounds up.
-	if q.Cmp(*resource.NewQuantity(math.MaxInt64/2, resource.DecimalSI)) > 0 {
+	if q.Cmp(*resource.NewQuantity(MaxAmount, resource.DecimalSI)) > 0 {
 		return 0, fmt.Errorf("quantity %s of %s is too large", q.String(), name)
 	}
 	return q.Value(), nil

@@ -3,6 +3,7 @@
 // devices for GPUs). Conversion from resource.Quantity happens once, at the edge
 // (ToCanonical), so that the engine's hot paths add and compare plain integers.
 //
-// Arithmetic saturates at MaxAmount instead of overflowing: a quota of "unlimited"
+// Arithmetic saturates at Unlimited instead of overflowing: a quota of "unlimited"
 // is represented by Unlimited, and any sum that would overflow becomes Unlimited.
+// A converted quantity is at most MaxAmount, half of Unlimited.
 package resources

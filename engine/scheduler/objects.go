@@ -48,7 +48,8 @@ func (s *Scheduler) DeleteResourceFlavor(name string) {
 }
 
 // UpsertClusterQueue adds or updates a ClusterQueue. The error, for a quantity
-// that cannot be converted, names the field path; the previous state is kept.
+// that cannot be converted or quotas that would take its Cohort tree above
+// quota.MaxTreeQuota, names the field path; the previous state is kept.
 // An upsert that changes neither its spec nor its status.effectiveQuotas
 // does nothing (see seen.go).
 func (s *Scheduler) UpsertClusterQueue(cq *kueue.ClusterQueue) error {
@@ -73,7 +74,8 @@ func (s *Scheduler) DeleteClusterQueue(name string) {
 }
 
 // UpsertCohort adds or updates a Cohort. An upsert that changes neither its
-// spec nor its status.effectiveQuotas does nothing (see seen.go).
+// spec nor its status.effectiveQuotas does nothing (see seen.go). The error,
+// as UpsertClusterQueue's, names the field path; the previous state is kept.
 func (s *Scheduler) UpsertCohort(c *kueue.Cohort) error {
 	read := cohortRead{Meta: metaReadOf(&c.ObjectMeta), Spec: c.Spec.DeepCopy(), Effective: c.Status.EffectiveQuotas.DeepCopy()}
 	return s.upsertChanged(seenKey{kind: "Cohort", name: c.Name}, read, func() error { return s.cache.UpsertCohort(c) })
