@@ -131,3 +131,26 @@ func TestWaitingForPodsReadyIsWrittenBehindAHead(t *testing.T) {
 		t.Fatalf("writes for %v, want the head's and the waiting workload's", got)
 	}
 }
+
+// A workload with spec.active=false is no pending workload of its queues, as in
+// Kueue (its queue manager keeps inactive workloads out): the inadmissible
+// counts leave it out, and it is still written, as the heads are (Kueue's
+// workload controller writes Deactivated on it).
+func TestPendingCountsLeaveOutInactiveWorkloads(t *testing.T) {
+	inactive := scheduler.Pending{Workload: types.NamespacedName{Namespace: "ns", Name: "off"}, LocalQueue: "lq", ClusterQueue: "a",
+		Reason: scheduler.ReasonInactive}
+	head := scheduler.Pending{Workload: types.NamespacedName{Namespace: "ns", Name: "head"}, LocalQueue: "lq", ClusterQueue: "a",
+		Reason: scheduler.ReasonInsufficientQuota}
+	res := &applyResult{walkedCQ: map[string]bool{}, inadmissibleByCQ: map[string]int{}, inadmissibleByLQ: map[types.NamespacedName]int{}}
+	var tally cycleTally
+	if !tally.pending(inactive) {
+		t.Error("the inactive workload's reason is not written")
+	}
+	if !tally.pending(head) {
+		t.Error("the first active workload after it is not its queue's head")
+	}
+	tally.flush(res)
+	if res.inadmissibleByCQ["a"] != 1 || res.inadmissibleByLQ[types.NamespacedName{Namespace: "ns", Name: "lq"}] != 1 {
+		t.Errorf("counts %v %v, want the active workload alone", res.inadmissibleByCQ, res.inadmissibleByLQ)
+	}
+}

@@ -63,8 +63,14 @@ func (t *cycleTally) queue(cq string) *cqTally {
 	return &t.queues[i]
 }
 
-// pending counts p and tells whether it is a head, whose reason is written.
+// pending counts p and tells whether it is a head, whose reason is written. A
+// workload with spec.active=false is no pending workload of its queues (as in
+// Kueue, which keeps it out of them): it is not counted, and its reason is
+// written all the same.
 func (t *cycleTally) pending(p scheduler.Pending) bool {
+	if p.Reason == scheduler.ReasonInactive {
+		return true
+	}
 	if p.ClusterQueue == "" {
 		t.noCQ.add(p.Workload.Namespace, p.LocalQueue)
 		return true

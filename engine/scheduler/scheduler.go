@@ -126,6 +126,11 @@ type Scheduler struct {
 	// pendingByLQ holds pending workloads by LocalQueue key (namespace,
 	// queueName), whether or not that LocalQueue exists.
 	pendingByLQ map[types.NamespacedName]map[types.NamespacedName]*record
+	// inactiveByLQ counts the pendingByLQ workloads with spec.active=false:
+	// Kueue keeps them out of its queues, so they are no pending workloads
+	// of a LocalQueue's or ClusterQueue's status (views.go), though the
+	// engine still says why they wait.
+	inactiveByLQ map[types.NamespacedName]int
 	// admittedByCQ and admittedByLQ index workloads that hold quota (admitted or
 	// assumed); deactivated holds those of them with spec.active=false.
 	admittedByCQ map[string]map[types.NamespacedName]*record
@@ -465,6 +470,7 @@ func New(opts Options) *Scheduler {
 		pc:             map[string]int32{},
 		workloads:      map[types.NamespacedName]*record{},
 		pendingByLQ:    map[types.NamespacedName]map[types.NamespacedName]*record{},
+		inactiveByLQ:   map[types.NamespacedName]int{},
 		admittedByCQ:   map[string]map[types.NamespacedName]*record{},
 		admittedSorted: map[string][]*record{},
 		admittedCands:  map[string]candidateList{},

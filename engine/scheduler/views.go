@@ -54,7 +54,8 @@ type ClusterQueueView struct {
 	// sorted by flavor and resource.
 	Usage []UsageView
 	// PendingWorkloads counts pending workloads of the LocalQueues pointing here,
-	// whatever keeps them pending; AdmittedWorkloads counts workloads holding
+	// whatever keeps them pending, but for those with spec.active=false, which
+	// Kueue keeps out of its queues; AdmittedWorkloads counts workloads holding
 	// quota here (admitted or assumed).
 	PendingWorkloads  int
 	AdmittedWorkloads int
@@ -107,7 +108,7 @@ func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
 		}
 	}
 	for key := range s.lqsByCQ[name] {
-		v.PendingWorkloads += len(s.pendingByLQ[key])
+		v.PendingWorkloads += len(s.pendingByLQ[key]) - s.inactiveByLQ[key]
 	}
 	return v, true
 }
@@ -142,9 +143,11 @@ func (s *Scheduler) CohortSnapshot(name string) (CohortView, bool) {
 
 // LocalQueueView is a LocalQueue's counts and usage.
 type LocalQueueView struct {
-	Namespace, Name   string
-	ClusterQueue      string
-	StopPolicy        kueue.StopPolicy
+	Namespace, Name string
+	ClusterQueue    string
+	StopPolicy      kueue.StopPolicy
+	// PendingWorkloads leaves out workloads with spec.active=false, as the
+	// ClusterQueue's does.
 	PendingWorkloads  int
 	AdmittedWorkloads int
 	// Usage sums the charges of its workloads holding quota.
@@ -171,7 +174,7 @@ func (s *Scheduler) LocalQueueSnapshot(namespace, name string) (LocalQueueView, 
 		return LocalQueueView{}, false
 	}
 	v := LocalQueueView{Namespace: namespace, Name: name, ClusterQueue: lq.cq, StopPolicy: lq.stop,
-		PendingWorkloads: len(s.pendingByLQ[key]), AdmittedWorkloads: len(s.admittedByLQ[key]), Usage: resources.Amounts{}}
+		PendingWorkloads: len(s.pendingByLQ[key]) - s.inactiveByLQ[key], AdmittedWorkloads: len(s.admittedByLQ[key]), Usage: resources.Amounts{}}
 	for _, r := range s.admittedByLQ[key] {
 		v.Usage.Add(r.admission.Usage)
 	}

@@ -224,6 +224,9 @@ func (s *Scheduler) enqueue(r *record) {
 		s.pendingByLQ[r.lq] = m
 	}
 	m[r.info.Key] = r
+	if !r.info.Active {
+		s.inactiveByLQ[r.lq]++
+	}
 	s.noteRoute(r.lq)
 	if lq, ok := s.localQueues[r.lq]; ok {
 		s.listOf(lq.cq).add(s, r)
@@ -269,6 +272,11 @@ func (s *Scheduler) detach(r *record) {
 	switch r.state {
 	case StatePending:
 		delIndex(s.pendingByLQ, r.lq, r.info.Key)
+		if !r.info.Active {
+			if s.inactiveByLQ[r.lq]--; s.inactiveByLQ[r.lq] <= 0 {
+				delete(s.inactiveByLQ, r.lq)
+			}
+		}
 		delete(s.backoff, r.info.Key)
 		s.gen++
 		r.gen = s.gen
