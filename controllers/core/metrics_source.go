@@ -57,8 +57,9 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 			}
 		})
 		if workloads != nil {
-			list, err := listWorkloads(context.Background(), workloads)
-			if err == nil {
+			// A scrape cannot fail: if the cache cannot list (not synced
+			// yet), this scrape leaves the two gauges out.
+			if list, err := listWorkloads(context.Background(), workloads); err == nil {
 				snap.Unadmitted = countUnadmitted(list, clusterQueueOf)
 			}
 		}
