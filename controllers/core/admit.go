@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/controllers/core/metrics"
 	"quokka.dev/quokka/engine/resources"
 	"quokka.dev/quokka/engine/scheduler"
 )
@@ -42,8 +43,24 @@ func (l *loop) admit(ctx context.Context, d scheduler.Admit) error {
 	if l.admittedEvents.allow(l.now()) {
 		l.events.Eventf(wl, corev1.EventTypeNormal, EventAdmitted, "%s and admitted, wait time since queued was %.0fs", msg, l.waited(wl).Seconds())
 	}
-	l.metrics.Admitted(d.ClusterQueue, l.waited(wl))
+	l.metrics.Admitted(metricsWorkload(wl, d.ClusterQueue), l.waited(wl))
 	return nil
+}
+
+// metricsWorkload is what the counters label a workload of a ClusterQueue by.
+func metricsWorkload(wl *kueue.Workload, clusterQueue string) metrics.Workload {
+	return metrics.Workload{ClusterQueue: clusterQueue, Namespace: wl.Namespace, LocalQueue: string(wl.Spec.QueueName),
+		PriorityClass: priorityClassName(wl)}
+}
+
+// priorityClassName is Kueue's priority_class label value: the name
+// spec.priorityClassRef gives, whichever kind of class it is; empty without
+// one.
+func priorityClassName(wl *kueue.Workload) string {
+	if wl.Spec.PriorityClassRef == nil {
+		return ""
+	}
+	return wl.Spec.PriorityClassRef.Name
 }
 
 // waited is how long the workload has been queued: since its creation, or since

@@ -73,6 +73,6 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 		l.metrics.Preempted(p.preemptorCQ, p.reason)
 	}
 	l.events.Eventf(wl, corev1.EventTypeNormal, EventEvicted, "%s", message)
-	l.metrics.Evicted(cq, reason, cause)
+	l.metrics.Evicted(metricsWorkload(wl, cq), reason, cause)
 	return nil
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"math"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,11 +29,15 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 			clusterQueueOf = map[types.NamespacedName]string{}
 		}
 		e.Do(func(s *scheduler.Scheduler) {
+			// cqActive: whether each ClusterQueue is active, for its
+			// LocalQueues' kueue_local_queue_status.
+			cqActive := map[string]bool{}
 			for _, name := range s.ClusterQueueNames() {
 				v, ok := s.ClusterQueueSnapshot(name)
 				if !ok {
 					continue
 				}
+				cqActive[name] = v.Active
 				snap.ClusterQueues = append(snap.ClusterQueues, clusterQueueMetrics(v, pending.inadmissibleCQ(name)))
 			}
 			for _, key := range s.LocalQueueKeys() {
@@ -45,7 +50,11 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 				}
 				inadmissible := min(pending.inadmissibleLQ(key), v.PendingWorkloads)
 				lq := metrics.LocalQueue{Namespace: key.Namespace, Name: key.Name, ClusterQueue: v.ClusterQueue,
-					PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible}
+					PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible,
+					AdmittedWorkloads: v.AdmittedWorkloads, Active: metrics.ActiveTrue}
+				if active, exists := cqActive[v.ClusterQueue]; localQueueInactiveReason(v, active, exists) != "" {
+					lq.Active = metrics.ActiveFalse
+				}
 				if v.ConsumedResources != nil {
 					lq.AFSUsage = ptrFloat(v.WeightedUsage)
 				}
@@ -82,7 +91,7 @@ func clusterQueueMetrics(v scheduler.ClusterQueueView, inadmissible int) metrics
 	inadmissible = min(inadmissible, v.PendingWorkloads)
 	out := metrics.ClusterQueue{Name: v.Name, Cohort: v.Cohort, Status: metrics.StatusPending,
 		PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible,
-		WeightedShare: &v.WeightedShare}
+		AdmittedWorkloads: v.AdmittedWorkloads, WeightedShare: &v.WeightedShare}
 	switch {
 	case v.Terminating:
 		out.Status = metrics.StatusTerminating
@@ -104,6 +113,9 @@ func clusterQueueMetrics(v scheduler.ClusterQueueView, inadmissible int) metrics
 	for _, q := range v.Quotas {
 		c := cell(q.Flavor, q.Resource)
 		c.Nominal = ptrFloat(toFloat(q.Resource, q.Nominal))
+		// An unset limit is reported as +Inf, as Kueue's main branch does
+		// (v0.17 reported 0, which reads as "cannot borrow").
+		c.BorrowingLimit, c.LendingLimit = ptrFloat(math.Inf(1)), ptrFloat(math.Inf(1))
 		if q.BorrowingLimit != resources.Unlimited {
 			c.BorrowingLimit = ptrFloat(toFloat(q.Resource, q.BorrowingLimit))
 		}

@@ -78,10 +78,12 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		LocalQueueSelector:    cfg.LocalQueueMetricsSelector(),
 		FairSharing:           cfg.FairSharingEnabled(),
 		Unadmitted:            cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability),
+		ReplicaRole:           role.Label,
 	}
 	var lqLabels func(namespace, name string) map[string]string
 	if mopts.LocalQueue && mopts.LocalQueueSelector != nil {
 		lqLabels = cachedLocalQueueLabels(mgr.GetClient())
+		mopts.LocalQueueLabels = lqLabels
 	}
 	var workloads client.Reader
 	if mopts.Unadmitted {

@@ -217,16 +217,16 @@ func flavorUsage(cells []scheduler.UsageView) []kueue.FlavorUsage {
 func setLocalQueueStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueView, cq scheduler.ClusterQueueView, cqExists bool) {
 	cond := metav1.Condition{Type: kueue.ClusterQueueActive, Status: metav1.ConditionTrue, Reason: lqReasonReady,
 		Message: "Can submit new workloads to localQueue", ObservedGeneration: lq.Generation}
-	switch {
-	case !cqExists:
-		cond.Status, cond.Reason = metav1.ConditionFalse, lqReasonClusterQueueNotExists
-		cond.Message = fmt.Sprintf("ClusterQueue %s does not exist", lq.Spec.ClusterQueue)
-	case v.StopPolicy == kueue.Hold || v.StopPolicy == kueue.HoldAndDrain:
-		cond.Status, cond.Reason = metav1.ConditionFalse, lqReasonStopped
-		cond.Message = "LocalQueue is stopped"
-	case !cq.Active:
-		cond.Status, cond.Reason = metav1.ConditionFalse, lqReasonClusterQueueInactive
-		cond.Message = fmt.Sprintf("ClusterQueue %s is inactive", lq.Spec.ClusterQueue)
+	if reason := localQueueInactiveReason(v, cq.Active, cqExists); reason != "" {
+		cond.Status, cond.Reason = metav1.ConditionFalse, reason
+		switch reason {
+		case lqReasonClusterQueueNotExists:
+			cond.Message = fmt.Sprintf("ClusterQueue %s does not exist", lq.Spec.ClusterQueue)
+		case lqReasonStopped:
+			cond.Message = "LocalQueue is stopped"
+		case lqReasonClusterQueueInactive:
+			cond.Message = fmt.Sprintf("ClusterQueue %s is inactive", lq.Spec.ClusterQueue)
+		}
 	}
 	meta.SetStatusCondition(&lq.Status.Conditions, cond)
 	lq.Status.PendingWorkloads = int32(v.PendingWorkloads)
@@ -236,6 +236,22 @@ func setLocalQueueStatus(lq *kueue.LocalQueue, v scheduler.LocalQueueView, cq sc
 	lq.Status.FlavorsReservation = usage
 	lq.Status.FlavorsUsage = usage
 	setAdmissionFairSharingStatus(lq, v)
+}
+
+// localQueueInactiveReason is the reason of a LocalQueue's Active=False
+// condition, or "" when it is active: its ClusterQueue is missing, it is
+// stopped, or its ClusterQueue is inactive, in that order. The status writer
+// and the kueue_local_queue_status gauge share it.
+func localQueueInactiveReason(v scheduler.LocalQueueView, cqActive, cqExists bool) string {
+	switch {
+	case !cqExists:
+		return lqReasonClusterQueueNotExists
+	case v.StopPolicy == kueue.Hold || v.StopPolicy == kueue.HoldAndDrain:
+		return lqReasonStopped
+	case !cqActive:
+		return lqReasonClusterQueueInactive
+	}
+	return ""
 }
 
 // setAdmissionFairSharingStatus writes the LocalQueue's decayed usage, as

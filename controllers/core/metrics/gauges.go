@@ -39,6 +39,10 @@ type ClusterQueue struct {
 	Status              string
 	PendingActive       int
 	PendingInadmissible int
+	// AdmittedWorkloads counts the workloads holding quota in it: the
+	// reserving and the admitted ones, which are the same without admission
+	// checks.
+	AdmittedWorkloads int
 	// WeightedShare is reported when fair sharing is on.
 	WeightedShare *int64
 	Cells         []Cell
@@ -49,7 +53,8 @@ type ClusterQueue struct {
 type Cell struct {
 	Flavor, Resource string
 	Usage            float64
-	// Nominal, BorrowingLimit and LendingLimit are nil when not set.
+	// Nominal, BorrowingLimit and LendingLimit are reported when not nil;
+	// the engine's snapshot gives +Inf for a limit the queue does not set.
 	Nominal, BorrowingLimit, LendingLimit *float64
 }
 
@@ -61,7 +66,12 @@ type LocalQueue struct {
 	Labels              map[string]string
 	PendingActive       int
 	PendingInadmissible int
-	Cells               []Cell
+	// AdmittedWorkloads counts its workloads holding quota.
+	AdmittedWorkloads int
+	// Active is its Active condition's status: ActiveTrue, ActiveFalse or
+	// ActiveUnknown (empty is unknown).
+	Active string
+	Cells  []Cell
 	// ClusterQueue is the one it feeds; AFSUsage, its admission fair sharing
 	// usage, is nil unless admission fair sharing is configured.
 	ClusterQueue string
@@ -72,28 +82,50 @@ type gaugeCollector struct {
 	opts     Options
 	snapshot func() Snapshot
 
-	pending, weightedShare, cqStatus             *prometheus.Desc
-	usage, nominal, borrowingLimit, lendingLimit *prometheus.Desc
-	lqUsage, lqPending, lqAFSUsage               *prometheus.Desc
-	unadmitted, lqUnadmitted                     *prometheus.Desc
+	pending, weightedShare, cqStatus              *prometheus.Desc
+	reservingActive, admittedActive               *prometheus.Desc
+	usage, reservation                            *prometheus.Desc
+	nominal, borrowingLimit, lendingLimit         *prometheus.Desc
+	lqUsage, lqReservation, lqPending, lqAFSUsage *prometheus.Desc
+	lqReservingActive, lqAdmittedActive, lqStatus *prometheus.Desc
+	unadmitted, lqUnadmitted                      *prometheus.Desc
 }
+
+// Label values of kueue_local_queue_status{active}: the status of the
+// LocalQueue's Active condition.
+const (
+	ActiveTrue    = "True"
+	ActiveFalse   = "False"
+	ActiveUnknown = "Unknown"
+)
+
+var localQueueActiveValues = []string{ActiveTrue, ActiveFalse, ActiveUnknown}
 
 func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 	cqLabels := []string{"cohort", "cluster_queue", "flavor", "resource", "replica_role"}
+	lqCells := []string{"name", "namespace", "flavor", "resource", "replica_role"}
 	return &gaugeCollector{
 		opts:     opts,
 		snapshot: snapshot,
 		pending: prometheus.NewDesc("kueue_pending_workloads",
 			"The number of pending workloads, per cluster_queue and status (active: waiting for a cycle; inadmissible: the last cycle could not admit it)",
-			[]string{"cluster_queue", "status"}, nil),
+			[]string{"cluster_queue", "status", "replica_role"}, nil),
+		reservingActive: prometheus.NewDesc("kueue_reserving_active_workloads",
+			"The number of workloads holding quota reserved in a ClusterQueue",
+			[]string{"cluster_queue", "replica_role"}, nil),
+		admittedActive: prometheus.NewDesc("kueue_admitted_active_workloads",
+			"The number of admitted workloads of a ClusterQueue that have not finished",
+			[]string{"cluster_queue", "replica_role"}, nil),
 		cqStatus: prometheus.NewDesc("kueue_cluster_queue_status",
 			"Reports cluster_queue with its status (pending, active or terminating): 1 for the one it has, 0 for the others",
 			[]string{"cluster_queue", "status", "replica_role"}, nil),
 		weightedShare: prometheus.NewDesc("kueue_cluster_queue_weighted_share",
 			"The ClusterQueue's dominant resource share divided by its fair sharing weight, per thousand",
-			[]string{"cluster_queue"}, nil),
+			[]string{"cluster_queue", "cohort", "replica_role"}, nil),
 		usage: prometheus.NewDesc("kueue_cluster_queue_resource_usage",
 			"The quota a ClusterQueue's admitted workloads hold, per flavor and resource", cqLabels, nil),
+		reservation: prometheus.NewDesc("kueue_cluster_queue_resource_reservation",
+			"The quota reserved by a ClusterQueue's workloads, per flavor and resource (its usage, without admission checks)", cqLabels, nil),
 		nominal: prometheus.NewDesc("kueue_cluster_queue_nominal_quota",
 			"The nominal quota of a ClusterQueue, per flavor and resource", cqLabels, nil),
 		borrowingLimit: prometheus.NewDesc("kueue_cluster_queue_borrowing_limit",
@@ -102,10 +134,22 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 			"The lending limit of a ClusterQueue, per flavor and resource", cqLabels, nil),
 		lqUsage: prometheus.NewDesc("kueue_local_queue_resource_usage",
 			"The quota a LocalQueue's admitted workloads hold, per flavor and resource",
-			[]string{"name", "namespace", "flavor", "resource", "replica_role"}, nil),
+			lqCells, nil),
+		lqReservation: prometheus.NewDesc("kueue_local_queue_resource_reservation",
+			"The quota reserved by a LocalQueue's workloads, per flavor and resource (its usage, without admission checks)",
+			lqCells, nil),
 		lqPending: prometheus.NewDesc("kueue_local_queue_pending_workloads",
 			"The number of pending workloads of a LocalQueue, per status",
-			[]string{"name", "namespace", "status"}, nil),
+			[]string{"name", "namespace", "status", "replica_role"}, nil),
+		lqReservingActive: prometheus.NewDesc("kueue_local_queue_reserving_active_workloads",
+			"The number of workloads of a LocalQueue holding quota reserved",
+			[]string{"name", "namespace", "replica_role"}, nil),
+		lqAdmittedActive: prometheus.NewDesc("kueue_local_queue_admitted_active_workloads",
+			"The number of admitted workloads of a LocalQueue that have not finished",
+			[]string{"name", "namespace", "replica_role"}, nil),
+		lqStatus: prometheus.NewDesc("kueue_local_queue_status",
+			"Reports a LocalQueue with the status of its Active condition (True, False or Unknown): 1 for the one it has, 0 for the others",
+			[]string{"name", "namespace", "active", "replica_role"}, nil),
 		lqAFSUsage: prometheus.NewDesc("kueue_local_queue_admission_fair_sharing_usage",
 			"The LocalQueue's admission fair sharing usage: the resource-weighted sum of its decayed consumed resources, divided by its fair sharing weight",
 			[]string{"name", "namespace", "cluster_queue", "replica_role"}, nil),
@@ -121,19 +165,26 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- g.pending
 	ch <- g.cqStatus
+	ch <- g.reservingActive
+	ch <- g.admittedActive
 	if g.opts.FairSharing {
 		ch <- g.weightedShare
 	}
 	if g.opts.ClusterQueueResources {
 		ch <- g.usage
+		ch <- g.reservation
 		ch <- g.nominal
 		ch <- g.borrowingLimit
 		ch <- g.lendingLimit
 	}
 	if g.opts.LocalQueue {
 		ch <- g.lqUsage
+		ch <- g.lqReservation
 		ch <- g.lqPending
 		ch <- g.lqAFSUsage
+		ch <- g.lqReservingActive
+		ch <- g.lqAdmittedActive
+		ch <- g.lqStatus
 	}
 	if g.opts.Unadmitted {
 		ch <- g.unadmitted
@@ -150,8 +201,10 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	role := snap.ReplicaRole
 	for _, cq := range snap.ClusterQueues {
-		gauge(g.pending, float64(cq.PendingActive), cq.Name, StatusActive)
-		gauge(g.pending, float64(cq.PendingInadmissible), cq.Name, StatusInadmissible)
+		gauge(g.pending, float64(cq.PendingActive), cq.Name, StatusActive, role)
+		gauge(g.pending, float64(cq.PendingInadmissible), cq.Name, StatusInadmissible, role)
+		gauge(g.reservingActive, float64(cq.AdmittedWorkloads), cq.Name, role)
+		gauge(g.admittedActive, float64(cq.AdmittedWorkloads), cq.Name, role)
 		for _, st := range clusterQueueStatuses {
 			v := 0.0
 			if st == cq.Status {
@@ -160,7 +213,7 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(g.cqStatus, v, cq.Name, st, role)
 		}
 		if g.opts.FairSharing && cq.WeightedShare != nil {
-			gauge(g.weightedShare, float64(*cq.WeightedShare), cq.Name)
+			gauge(g.weightedShare, float64(*cq.WeightedShare), cq.Name, cq.Cohort, role)
 		}
 		if !g.opts.ClusterQueueResources {
 			continue
@@ -168,6 +221,7 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, c := range cq.Cells {
 			labels := []string{cq.Cohort, cq.Name, c.Flavor, c.Resource, role}
 			gauge(g.usage, c.Usage, labels...)
+			gauge(g.reservation, c.Usage, labels...)
 			for _, q := range []struct {
 				d *prometheus.Desc
 				v *float64
@@ -188,10 +242,24 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		if sel := g.opts.LocalQueueSelector; sel != nil && !sel.Matches(labels.Set(lq.Labels)) {
 			continue
 		}
-		gauge(g.lqPending, float64(lq.PendingActive), lq.Name, lq.Namespace, StatusActive)
-		gauge(g.lqPending, float64(lq.PendingInadmissible), lq.Name, lq.Namespace, StatusInadmissible)
+		gauge(g.lqPending, float64(lq.PendingActive), lq.Name, lq.Namespace, StatusActive, role)
+		gauge(g.lqPending, float64(lq.PendingInadmissible), lq.Name, lq.Namespace, StatusInadmissible, role)
+		gauge(g.lqReservingActive, float64(lq.AdmittedWorkloads), lq.Name, lq.Namespace, role)
+		gauge(g.lqAdmittedActive, float64(lq.AdmittedWorkloads), lq.Name, lq.Namespace, role)
+		active := lq.Active
+		if active == "" {
+			active = ActiveUnknown
+		}
+		for _, st := range localQueueActiveValues {
+			v := 0.0
+			if st == active {
+				v = 1
+			}
+			gauge(g.lqStatus, v, lq.Name, lq.Namespace, st, role)
+		}
 		for _, c := range lq.Cells {
 			gauge(g.lqUsage, c.Usage, lq.Name, lq.Namespace, c.Flavor, c.Resource, role)
+			gauge(g.lqReservation, c.Usage, lq.Name, lq.Namespace, c.Flavor, c.Resource, role)
 		}
 		if lq.AFSUsage != nil {
 			gauge(g.lqAFSUsage, *lq.AFSUsage, lq.Name, lq.Namespace, lq.ClusterQueue, role)

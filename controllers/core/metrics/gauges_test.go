@@ -174,3 +174,141 @@ kueue_local_queue_unadmitted_workloads{cluster_queue="cq",name="lq",namespace="b
 		t.Errorf("%d samples with the gate off", n)
 	}
 }
+
+// Kueue's pending and active workload gauges carry replica_role; the
+// reserving and admitted counts are the workloads holding quota (the same
+// without admission checks). The LocalQueue ones need LocalQueue metrics.
+func TestWorkloadCountGauges(t *testing.T) {
+	t.Parallel()
+	snap := Snapshot{ReplicaRole: "leader",
+		ClusterQueues: []ClusterQueue{{Name: "cq", PendingActive: 2, PendingInadmissible: 1, AdmittedWorkloads: 3}},
+		LocalQueues: []LocalQueue{{Namespace: "ns", Name: "lq", ClusterQueue: "cq", PendingActive: 1, AdmittedWorkloads: 2,
+			Active: ActiveTrue}},
+	}
+	cq := `
+# HELP kueue_pending_workloads The number of pending workloads, per cluster_queue and status (active: waiting for a cycle; inadmissible: the last cycle could not admit it)
+# TYPE kueue_pending_workloads gauge
+kueue_pending_workloads{cluster_queue="cq",replica_role="leader",status="active"} 2
+kueue_pending_workloads{cluster_queue="cq",replica_role="leader",status="inadmissible"} 1
+# HELP kueue_reserving_active_workloads The number of workloads holding quota reserved in a ClusterQueue
+# TYPE kueue_reserving_active_workloads gauge
+kueue_reserving_active_workloads{cluster_queue="cq",replica_role="leader"} 3
+# HELP kueue_admitted_active_workloads The number of admitted workloads of a ClusterQueue that have not finished
+# TYPE kueue_admitted_active_workloads gauge
+kueue_admitted_active_workloads{cluster_queue="cq",replica_role="leader"} 3
+`
+	lq := `
+# HELP kueue_local_queue_pending_workloads The number of pending workloads of a LocalQueue, per status
+# TYPE kueue_local_queue_pending_workloads gauge
+kueue_local_queue_pending_workloads{name="lq",namespace="ns",replica_role="leader",status="active"} 1
+kueue_local_queue_pending_workloads{name="lq",namespace="ns",replica_role="leader",status="inadmissible"} 0
+# HELP kueue_local_queue_reserving_active_workloads The number of workloads of a LocalQueue holding quota reserved
+# TYPE kueue_local_queue_reserving_active_workloads gauge
+kueue_local_queue_reserving_active_workloads{name="lq",namespace="ns",replica_role="leader"} 2
+# HELP kueue_local_queue_admitted_active_workloads The number of admitted workloads of a LocalQueue that have not finished
+# TYPE kueue_local_queue_admitted_active_workloads gauge
+kueue_local_queue_admitted_active_workloads{name="lq",namespace="ns",replica_role="leader"} 2
+`
+	names := []string{"kueue_pending_workloads", "kueue_reserving_active_workloads", "kueue_admitted_active_workloads",
+		"kueue_local_queue_pending_workloads", "kueue_local_queue_reserving_active_workloads", "kueue_local_queue_admitted_active_workloads"}
+	g := newGaugeCollector(Options{LocalQueue: true}, func() Snapshot { return snap })
+	if err := testutil.CollectAndCompare(g, strings.NewReader(cq+lq), names...); err != nil {
+		t.Error(err)
+	}
+	g = newGaugeCollector(Options{}, func() Snapshot { return snap })
+	if err := testutil.CollectAndCompare(g, strings.NewReader(cq), names...); err != nil {
+		t.Errorf("without LocalQueue metrics: %v", err)
+	}
+}
+
+// kueue_cluster_queue_resource_reservation and
+// kueue_local_queue_resource_reservation report the quota held, which is the
+// usage without admission checks, under the same options as the usage gauges.
+func TestResourceReservationGauges(t *testing.T) {
+	t.Parallel()
+	snap := Snapshot{ReplicaRole: "standalone",
+		ClusterQueues: []ClusterQueue{{Name: "cq", Cohort: "all", Cells: []Cell{{Flavor: "default", Resource: "cpu", Usage: 1.5, Nominal: f(4)}}}},
+		LocalQueues:   []LocalQueue{{Namespace: "ns", Name: "lq", ClusterQueue: "cq", Cells: []Cell{{Flavor: "default", Resource: "cpu", Usage: 1.5}}}},
+	}
+	want := `
+# HELP kueue_cluster_queue_resource_reservation The quota reserved by a ClusterQueue's workloads, per flavor and resource (its usage, without admission checks)
+# TYPE kueue_cluster_queue_resource_reservation gauge
+kueue_cluster_queue_resource_reservation{cluster_queue="cq",cohort="all",flavor="default",replica_role="standalone",resource="cpu"} 1.5
+# HELP kueue_cluster_queue_resource_usage The quota a ClusterQueue's admitted workloads hold, per flavor and resource
+# TYPE kueue_cluster_queue_resource_usage gauge
+kueue_cluster_queue_resource_usage{cluster_queue="cq",cohort="all",flavor="default",replica_role="standalone",resource="cpu"} 1.5
+# HELP kueue_local_queue_resource_reservation The quota reserved by a LocalQueue's workloads, per flavor and resource (its usage, without admission checks)
+# TYPE kueue_local_queue_resource_reservation gauge
+kueue_local_queue_resource_reservation{flavor="default",name="lq",namespace="ns",replica_role="standalone",resource="cpu"} 1.5
+# HELP kueue_local_queue_resource_usage The quota a LocalQueue's admitted workloads hold, per flavor and resource
+# TYPE kueue_local_queue_resource_usage gauge
+kueue_local_queue_resource_usage{flavor="default",name="lq",namespace="ns",replica_role="standalone",resource="cpu"} 1.5
+`
+	names := []string{"kueue_cluster_queue_resource_reservation", "kueue_cluster_queue_resource_usage",
+		"kueue_local_queue_resource_reservation", "kueue_local_queue_resource_usage"}
+	g := newGaugeCollector(Options{ClusterQueueResources: true, LocalQueue: true}, func() Snapshot { return snap })
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want), names...); err != nil {
+		t.Error(err)
+	}
+	g = newGaugeCollector(Options{}, func() Snapshot { return snap })
+	if n := testutil.CollectAndCount(g, names...); n != 0 {
+		t.Errorf("%d reservation or usage samples without enableClusterQueueResources and LocalQueue metrics", n)
+	}
+}
+
+// Kueue's kueue_local_queue_status: one series per status of the LocalQueue's
+// Active condition, 1 for the one it has; a LocalQueue whose status is not
+// known reports Unknown.
+func TestLocalQueueStatusGauge(t *testing.T) {
+	t.Parallel()
+	g := newGaugeCollector(Options{LocalQueue: true}, func() Snapshot {
+		return Snapshot{ReplicaRole: "leader", LocalQueues: []LocalQueue{
+			{Namespace: "ns", Name: "ready", Active: ActiveTrue},
+			{Namespace: "ns", Name: "stopped", Active: ActiveFalse},
+			{Namespace: "ns", Name: "new"},
+		}}
+	})
+	want := `
+# HELP kueue_local_queue_status Reports a LocalQueue with the status of its Active condition (True, False or Unknown): 1 for the one it has, 0 for the others
+# TYPE kueue_local_queue_status gauge
+kueue_local_queue_status{active="False",name="new",namespace="ns",replica_role="leader"} 0
+kueue_local_queue_status{active="False",name="ready",namespace="ns",replica_role="leader"} 0
+kueue_local_queue_status{active="False",name="stopped",namespace="ns",replica_role="leader"} 1
+kueue_local_queue_status{active="True",name="new",namespace="ns",replica_role="leader"} 0
+kueue_local_queue_status{active="True",name="ready",namespace="ns",replica_role="leader"} 1
+kueue_local_queue_status{active="True",name="stopped",namespace="ns",replica_role="leader"} 0
+kueue_local_queue_status{active="Unknown",name="new",namespace="ns",replica_role="leader"} 1
+kueue_local_queue_status{active="Unknown",name="ready",namespace="ns",replica_role="leader"} 0
+kueue_local_queue_status{active="Unknown",name="stopped",namespace="ns",replica_role="leader"} 0
+`
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want), "kueue_local_queue_status"); err != nil {
+		t.Error(err)
+	}
+	g = newGaugeCollector(Options{}, func() Snapshot {
+		return Snapshot{LocalQueues: []LocalQueue{{Namespace: "ns", Name: "ready", Active: ActiveTrue}}}
+	})
+	if n := testutil.CollectAndCount(g, "kueue_local_queue_status"); n != 0 {
+		t.Errorf("%d kueue_local_queue_status samples without LocalQueue metrics", n)
+	}
+}
+
+// kueue_cluster_queue_weighted_share is labelled cluster_queue, cohort and
+// replica_role, as Kueue's, and exported with fair sharing only.
+func TestWeightedShareGaugeLabels(t *testing.T) {
+	t.Parallel()
+	share := int64(250)
+	snap := Snapshot{ReplicaRole: "leader", ClusterQueues: []ClusterQueue{{Name: "cq", Cohort: "all", WeightedShare: &share}}}
+	want := `
+# HELP kueue_cluster_queue_weighted_share The ClusterQueue's dominant resource share divided by its fair sharing weight, per thousand
+# TYPE kueue_cluster_queue_weighted_share gauge
+kueue_cluster_queue_weighted_share{cluster_queue="cq",cohort="all",replica_role="leader"} 250
+`
+	g := newGaugeCollector(Options{FairSharing: true}, func() Snapshot { return snap })
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want), "kueue_cluster_queue_weighted_share"); err != nil {
+		t.Error(err)
+	}
+	g = newGaugeCollector(Options{}, func() Snapshot { return snap })
+	if n := testutil.CollectAndCount(g, "kueue_cluster_queue_weighted_share"); n != 0 {
+		t.Errorf("%d weighted share samples without fair sharing", n)
+	}
+}
