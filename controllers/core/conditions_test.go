@@ -1,6 +1,7 @@
 package core
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -158,5 +159,34 @@ func TestKueueEvictionEndsWithKueuesConditions(t *testing.T) {
 		if wl.Status.Admission != nil {
 			t.Errorf("tiered %v: admission kept", tc.tiered)
 		}
+	}
+}
+
+// Kueue's eviction counts each eviction in status.schedulingStats.evictions
+// by reason and underlying cause (pkg/workload/evict, workloadEvictionStateInc),
+// and kueue_evicted_workloads_once_total counts a workload's first for them.
+func TestKueueEvictionCountsInSchedulingStats(t *testing.T) {
+	t.Parallel()
+	wl := &kueue.Workload{}
+	for i, tc := range []struct {
+		reason, cause string
+		first         bool
+	}{
+		{kueue.WorkloadEvictedByPreemption, "", true},
+		{kueue.WorkloadEvictedByPodsReadyTimeout, "WaitForStart", true},
+		{kueue.WorkloadEvictedByPreemption, "", false},
+		{kueue.WorkloadEvictedByPodsReadyTimeout, "WaitForRecovery", true},
+	} {
+		if got := countEviction(wl, tc.reason, tc.cause); got != tc.first {
+			t.Errorf("eviction %d (%s/%s): first = %v, want %v", i, tc.reason, tc.cause, got, tc.first)
+		}
+	}
+	want := []kueue.WorkloadSchedulingStatsEviction{
+		{Reason: kueue.WorkloadEvictedByPreemption, Count: 2},
+		{Reason: kueue.WorkloadEvictedByPodsReadyTimeout, UnderlyingCause: "WaitForStart", Count: 1},
+		{Reason: kueue.WorkloadEvictedByPodsReadyTimeout, UnderlyingCause: "WaitForRecovery", Count: 1},
+	}
+	if got := wl.Status.SchedulingStats.Evictions; !reflect.DeepEqual(got, want) {
+		t.Errorf("evictions %+v, want %+v", got, want)
 	}
 }

@@ -40,7 +40,7 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 	if p != nil && message == "" {
 		message = fmt.Sprintf("Preempted to accommodate workload %s in ClusterQueue %s", p.preemptor, p.preemptorCQ)
 	}
-	conditionReason, cause := reason, ""
+	conditionReason, cause, first := reason, "", false
 	wl, err := l.updateWorkloadStatus(ctx, key, func(wl *kueue.Workload) error {
 		if wl.Status.Admission == nil || isTrue(wl, kueue.WorkloadFinished) {
 			return errSkip
@@ -56,6 +56,7 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 			setRequeueState(wl, b.requeueAt)
 		}
 		setCondition(wl, kueue.WorkloadEvicted, metav1.ConditionTrue, conditionReason, message)
+		first = countEviction(wl, reason, cause)
 		if p != nil {
 			setCondition(wl, kueue.WorkloadPreempted, metav1.ConditionTrue, p.reason, message)
 		}
@@ -73,6 +74,25 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 		l.metrics.Preempted(p.preemptorCQ, p.reason)
 	}
 	l.events.Eventf(wl, corev1.EventTypeNormal, EventEvicted, "%s", message)
-	l.metrics.Evicted(metricsWorkload(wl, cq), reason, cause)
+	l.metrics.Evicted(metricsWorkload(wl, cq), reason, cause, first)
 	return nil
+}
+
+// countEviction counts one more eviction of wl for reason and cause in
+// status.schedulingStats.evictions, in the eviction's own write, as Kueue's
+// eviction does (pkg/workload/evict, workloadEvictionStateInc), and reports
+// whether it is the first for them.
+func countEviction(wl *kueue.Workload, reason, cause string) bool {
+	if wl.Status.SchedulingStats == nil {
+		wl.Status.SchedulingStats = &kueue.SchedulingStats{}
+	}
+	ev := &wl.Status.SchedulingStats.Evictions
+	for i := range *ev {
+		if e := &(*ev)[i]; e.Reason == reason && e.UnderlyingCause == cause {
+			e.Count++
+			return e.Count == 1
+		}
+	}
+	*ev = append(*ev, kueue.WorkloadSchedulingStatsEviction{Reason: reason, UnderlyingCause: cause, Count: 1})
+	return true
 }

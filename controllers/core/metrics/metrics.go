@@ -81,6 +81,7 @@ type Metrics struct {
 	attemptDuration   *prometheus.HistogramVec
 	preempted         *prometheus.CounterVec
 	evicted           *prometheus.CounterVec
+	evictedOnce       *prometheus.CounterVec
 	gauges            *gaugeCollector
 
 	// The LocalQueue families, registered only with Options.LocalQueue.
@@ -139,6 +140,10 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 			Name: "kueue_evicted_workloads_total",
 			Help: "The number of evicted workloads per cluster_queue, reason and priority_class; underlying_cause is the cause of a Deactivated eviction (MaximumExecutionTimeExceeded), else empty",
 		}, []string{"cluster_queue", "reason", "underlying_cause", "priority_class", "replica_role"}),
+		evictedOnce: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kueue_evicted_workloads_once_total",
+			Help: "The number of workloads evicted for the first time for a reason and underlying_cause, per cluster_queue and priority_class",
+		}, []string{"cluster_queue", "reason", "underlying_cause", "priority_class", "replica_role"}),
 		lqAdmitted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kueue_local_queue_admitted_workloads_total",
 			Help: "The total number of admitted workloads per LocalQueue and priority_class",
@@ -164,7 +169,7 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 		gauges: newGaugeCollector(opts, snapshot),
 	}
 	m.collectors = []prometheus.Collector{m.admitted, m.waitTime, m.quotaReserved, m.quotaReservedWait,
-		m.attempts, m.attemptDuration, m.preempted, m.evicted, m.gauges}
+		m.attempts, m.attemptDuration, m.preempted, m.evicted, m.evictedOnce, m.gauges}
 	if opts.LocalQueue {
 		m.collectors = append(m.collectors, m.lqAdmitted, m.lqWaitTime, m.lqQuotaReserved, m.lqQuotaReservedWait, m.lqEvicted)
 	}
@@ -260,10 +265,16 @@ func (m *Metrics) Preempted(preemptingClusterQueue, reason string) {
 	m.preempted.WithLabelValues(preemptingClusterQueue, reason, m.role()).Inc()
 }
 
-// Evicted counts an evicted workload (preemption included, as in Kueue).
-func (m *Metrics) Evicted(w Workload, reason, underlyingCause string) {
+// Evicted counts an evicted workload (preemption included, as in Kueue);
+// first says it is the workload's first eviction for that reason and cause
+// (its status.schedulingStats.evictions count went from 0 to 1), which
+// kueue_evicted_workloads_once_total counts too.
+func (m *Metrics) Evicted(w Workload, reason, underlyingCause string, first bool) {
 	role := m.role()
 	m.evicted.WithLabelValues(w.ClusterQueue, reason, underlyingCause, w.PriorityClass, role).Inc()
+	if first {
+		m.evictedOnce.WithLabelValues(w.ClusterQueue, reason, underlyingCause, w.PriorityClass, role).Inc()
+	}
 	if m.localQueue(w) {
 		m.lqEvicted.WithLabelValues(w.LocalQueue, w.Namespace, reason, underlyingCause, w.PriorityClass, role).Inc()
 	}

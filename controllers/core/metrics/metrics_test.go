@@ -61,8 +61,9 @@ func TestClusterQueueCounterLabels(t *testing.T) {
 	m.Admitted(high, 3*time.Second)
 	m.Admitted(high, 4*time.Second)
 	m.Admitted(none, time.Second)
-	m.Evicted(high, "Preempted", "")
-	m.Evicted(none, "Deactivated", "MaximumExecutionTimeExceeded")
+	m.Evicted(high, "Preempted", "", true)
+	m.Evicted(high, "Preempted", "", false) // its second preemption
+	m.Evicted(none, "Deactivated", "MaximumExecutionTimeExceeded", true)
 	m.Preempted("cq", "InClusterQueue")
 	m.AdmissionAttempt(ResultSuccess, time.Millisecond)
 
@@ -78,7 +79,11 @@ kueue_quota_reserved_workloads_total{cluster_queue="cq",priority_class="high",re
 # HELP kueue_evicted_workloads_total The number of evicted workloads per cluster_queue, reason and priority_class; underlying_cause is the cause of a Deactivated eviction (MaximumExecutionTimeExceeded), else empty
 # TYPE kueue_evicted_workloads_total counter
 kueue_evicted_workloads_total{cluster_queue="cq",priority_class="",reason="Deactivated",replica_role="leader",underlying_cause="MaximumExecutionTimeExceeded"} 1
-kueue_evicted_workloads_total{cluster_queue="cq",priority_class="high",reason="Preempted",replica_role="leader",underlying_cause=""} 1
+kueue_evicted_workloads_total{cluster_queue="cq",priority_class="high",reason="Preempted",replica_role="leader",underlying_cause=""} 2
+# HELP kueue_evicted_workloads_once_total The number of workloads evicted for the first time for a reason and underlying_cause, per cluster_queue and priority_class
+# TYPE kueue_evicted_workloads_once_total counter
+kueue_evicted_workloads_once_total{cluster_queue="cq",priority_class="",reason="Deactivated",replica_role="leader",underlying_cause="MaximumExecutionTimeExceeded"} 1
+kueue_evicted_workloads_once_total{cluster_queue="cq",priority_class="high",reason="Preempted",replica_role="leader",underlying_cause=""} 1
 # HELP kueue_preempted_workloads_total The number of preempted workloads per preempting_cluster_queue and reason
 # TYPE kueue_preempted_workloads_total counter
 kueue_preempted_workloads_total{preempting_cluster_queue="cq",reason="InClusterQueue",replica_role="leader"} 1
@@ -87,7 +92,7 @@ kueue_preempted_workloads_total{preempting_cluster_queue="cq",reason="InClusterQ
 kueue_admission_attempts_total{replica_role="leader",result="success"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "kueue_admitted_workloads_total",
-		"kueue_quota_reserved_workloads_total", "kueue_evicted_workloads_total", "kueue_preempted_workloads_total",
+		"kueue_quota_reserved_workloads_total", "kueue_evicted_workloads_total", "kueue_evicted_workloads_once_total", "kueue_preempted_workloads_total",
 		"kueue_admission_attempts_total"); err != nil {
 		t.Error(err)
 	}
@@ -134,8 +139,8 @@ func TestLocalQueueCounters(t *testing.T) {
 	skipped := Workload{ClusterQueue: "cq", Namespace: "team-b", LocalQueue: "lq", PriorityClass: "high"}
 	m.Admitted(kept, 2*time.Second)
 	m.Admitted(skipped, 2*time.Second)
-	m.Evicted(kept, "PodsReadyTimeout", "WaitForStart")
-	m.Evicted(skipped, "PodsReadyTimeout", "WaitForStart")
+	m.Evicted(kept, "PodsReadyTimeout", "WaitForStart", true)
+	m.Evicted(skipped, "PodsReadyTimeout", "WaitForStart", true)
 
 	want := `
 # HELP kueue_local_queue_admitted_workloads_total The total number of admitted workloads per LocalQueue and priority_class

@@ -85,6 +85,16 @@ func TestHoldAndDrainWaitsForTheJobToStop(t *testing.T) {
 		return ""
 	})
 	waitForSample(t, mgr, "kueue_evicted_workloads_total", map[string]string{"cluster_queue": ns, "reason": "ClusterQueueStopped"}, 2)
+	// As Kueue's eviction: counted in status.schedulingStats.evictions in the
+	// eviction's write, and a first eviction for its reason counted once.
+	waitForSample(t, mgr, "kueue_evicted_workloads_once_total", map[string]string{"cluster_queue": ns, "reason": "ClusterQueueStopped"}, 2)
+	for _, name := range []string{"free", "owned"} {
+		st := getWL(t, ns, name).Status.SchedulingStats
+		if st == nil || len(st.Evictions) != 1 || st.Evictions[0].Reason != "ClusterQueueStopped" ||
+			st.Evictions[0].UnderlyingCause != "" || st.Evictions[0].Count != 1 {
+			t.Errorf("%s: schedulingStats %+v, want one ClusterQueueStopped eviction", name, st)
+		}
+	}
 	eventually(t, 10*time.Second, func() string {
 		var events corev1.EventList
 		if err := env.Client.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
