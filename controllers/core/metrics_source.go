@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"maps"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -20,8 +22,11 @@ import (
 // selector), read after the engine's lock is released. workloads, when set
 // (the UnadmittedWorkloadsObservability gate), is the manager's cache, whose
 // Workloads' conditions the kueue_unadmitted_workloads gauges count.
+// pendingResources (metrics.enableClusterQueueResources) sums the pending
+// workloads' requests for kueue_cluster_queue_resource_pending, a walk of
+// every pending workload.
 func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels func(namespace, name string) map[string]string,
-	workloads client.Reader) func() metrics.Snapshot {
+	workloads client.Reader, pendingResources bool) func() metrics.Snapshot {
 	return func() metrics.Snapshot {
 		snap := metrics.Snapshot{ReplicaRole: role.Label()}
 		var clusterQueueOf map[types.NamespacedName]string
@@ -38,7 +43,14 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 					continue
 				}
 				cqActive[name] = v.Active
-				snap.ClusterQueues = append(snap.ClusterQueues, clusterQueueMetrics(v, pending.inadmissibleCQ(name)))
+				cq := clusterQueueMetrics(v, pending.inadmissibleCQ(name))
+				if pendingResources {
+					reqs, _ := s.ClusterQueuePendingRequests(name)
+					for _, r := range slices.Sorted(maps.Keys(reqs)) {
+						cq.Pending = append(cq.Pending, metrics.PendingResource{Resource: string(r), Amount: toFloat(r, reqs[r])})
+					}
+				}
+				snap.ClusterQueues = append(snap.ClusterQueues, cq)
 			}
 			for _, key := range s.LocalQueueKeys() {
 				v, ok := s.LocalQueueSnapshot(key.Namespace, key.Name)

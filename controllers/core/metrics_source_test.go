@@ -47,7 +47,7 @@ func TestMetricsSnapshotActiveWorkloadsAndLocalQueueStatus(t *testing.T) {
 			}
 		}
 	})
-	snap := metricsSnapshot(e, NewRole(false), newPendingTracker(), nil, nil)()
+	snap := metricsSnapshot(e, NewRole(false), newPendingTracker(), nil, nil, true)()
 	if snap.ReplicaRole != RoleStandalone {
 		t.Errorf("replica role %q, want %q", snap.ReplicaRole, RoleStandalone)
 	}
@@ -60,6 +60,11 @@ func TestMetricsSnapshotActiveWorkloadsAndLocalQueueStatus(t *testing.T) {
 	admittedCQ := map[string]int{}
 	for _, cq := range snap.ClusterQueues {
 		admittedCQ[cq.Name] = cq.AdmittedWorkloads
+		// kueue_cluster_queue_resource_pending: the one pending workload's
+		// CPU, in cores.
+		if cq.Name == "cq" && (len(cq.Pending) != 1 || cq.Pending[0].Resource != "cpu" || cq.Pending[0].Amount != 1) {
+			t.Errorf("ClusterQueue cq pending resources %+v, want 1 cpu", cq.Pending)
+		}
 		// Kueue's main branch reports an unset borrowing or lending limit
 		// as +Inf.
 		for _, c := range cq.Cells {

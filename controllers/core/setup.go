@@ -89,7 +89,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	if mopts.Unadmitted {
 		workloads = mgr.GetCache()
 	}
-	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels, workloads))
+	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels, workloads, mopts.ClusterQueueResources))
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding metrics: %w", err)
 	}

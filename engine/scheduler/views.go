@@ -231,3 +231,34 @@ func (s *Scheduler) WorkloadState(key types.NamespacedName) (WorkloadView, bool)
 	}
 	return v, true
 }
+
+// ClusterQueuePendingRequests sums, per resource, what the pending workloads
+// of a ClusterQueue's LocalQueues ask for (every pod set's requests times its
+// count, before any flavor is chosen), with 0 for each resource its resource
+// groups cover and nothing asks for: Kueue's kueue_cluster_queue_resource_pending
+// (its queue's pendingResources, seeded with the covered resources). As Kueue
+// queues none of them, workloads with spec.active=false are left out. It walks
+// every pending workload of the queue, so it is for a scrape, not a cycle.
+func (s *Scheduler) ClusterQueuePendingRequests(name string) (resources.Requests, bool) {
+	q, ok := s.cache.ClusterQueue(name)
+	if !ok {
+		return nil, false
+	}
+	out := resources.Requests{}
+	for _, g := range q.Groups {
+		for _, r := range g.Covered {
+			out[r] = 0
+		}
+	}
+	for key := range s.lqsByCQ[name] {
+		for _, r := range s.pendingByLQ[key] {
+			if !r.info.Active {
+				continue
+			}
+			for i := range r.info.PodSets {
+				out.Add(r.info.PodSets[i].Total)
+			}
+		}
+	}
+	return out, true
+}

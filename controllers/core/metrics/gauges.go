@@ -46,6 +46,15 @@ type ClusterQueue struct {
 	// WeightedShare is reported when fair sharing is on.
 	WeightedShare *int64
 	Cells         []Cell
+	// Pending is what its pending workloads ask for, per resource, in the
+	// resource's usual unit, before flavors (with ClusterQueueResources).
+	Pending []PendingResource
+}
+
+// PendingResource is one resource of kueue_cluster_queue_resource_pending.
+type PendingResource struct {
+	Resource string
+	Amount   float64
 }
 
 // Cell is one flavor and resource of a queue, in the resource's usual unit
@@ -84,7 +93,7 @@ type gaugeCollector struct {
 
 	pending, weightedShare, cqStatus              *prometheus.Desc
 	reservingActive, admittedActive               *prometheus.Desc
-	usage, reservation                            *prometheus.Desc
+	usage, reservation, pendingResources          *prometheus.Desc
 	nominal, borrowingLimit, lendingLimit         *prometheus.Desc
 	lqUsage, lqReservation, lqPending, lqAFSUsage *prometheus.Desc
 	lqReservingActive, lqAdmittedActive, lqStatus *prometheus.Desc
@@ -126,6 +135,9 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 			"The quota a ClusterQueue's admitted workloads hold, per flavor and resource", cqLabels, nil),
 		reservation: prometheus.NewDesc("kueue_cluster_queue_resource_reservation",
 			"The quota reserved by a ClusterQueue's workloads, per flavor and resource (its usage, without admission checks)", cqLabels, nil),
+		pendingResources: prometheus.NewDesc("kueue_cluster_queue_resource_pending",
+			"What a ClusterQueue's pending workloads ask for, per resource, before flavors are assigned",
+			[]string{"cluster_queue", "resource", "replica_role"}, nil),
 		nominal: prometheus.NewDesc("kueue_cluster_queue_nominal_quota",
 			"The nominal quota of a ClusterQueue, per flavor and resource", cqLabels, nil),
 		borrowingLimit: prometheus.NewDesc("kueue_cluster_queue_borrowing_limit",
@@ -173,6 +185,7 @@ func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 	if g.opts.ClusterQueueResources {
 		ch <- g.usage
 		ch <- g.reservation
+		ch <- g.pendingResources
 		ch <- g.nominal
 		ch <- g.borrowingLimit
 		ch <- g.lendingLimit
@@ -217,6 +230,9 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		if !g.opts.ClusterQueueResources {
 			continue
+		}
+		for _, p := range cq.Pending {
+			gauge(g.pendingResources, p.Amount, cq.Name, p.Resource, role)
 		}
 		for _, c := range cq.Cells {
 			labels := []string{cq.Cohort, cq.Name, c.Flavor, c.Resource, role}

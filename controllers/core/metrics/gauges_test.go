@@ -227,10 +227,15 @@ kueue_local_queue_admitted_active_workloads{name="lq",namespace="ns",replica_rol
 func TestResourceReservationGauges(t *testing.T) {
 	t.Parallel()
 	snap := Snapshot{ReplicaRole: "standalone",
-		ClusterQueues: []ClusterQueue{{Name: "cq", Cohort: "all", Cells: []Cell{{Flavor: "default", Resource: "cpu", Usage: 1.5, Nominal: f(4)}}}},
-		LocalQueues:   []LocalQueue{{Namespace: "ns", Name: "lq", ClusterQueue: "cq", Cells: []Cell{{Flavor: "default", Resource: "cpu", Usage: 1.5}}}},
+		ClusterQueues: []ClusterQueue{{Name: "cq", Cohort: "all", Cells: []Cell{{Flavor: "default", Resource: "cpu", Usage: 1.5, Nominal: f(4)}},
+			Pending: []PendingResource{{Resource: "cpu", Amount: 6}, {Resource: "memory", Amount: 0}}}},
+		LocalQueues: []LocalQueue{{Namespace: "ns", Name: "lq", ClusterQueue: "cq", Cells: []Cell{{Flavor: "default", Resource: "cpu", Usage: 1.5}}}},
 	}
 	want := `
+# HELP kueue_cluster_queue_resource_pending What a ClusterQueue's pending workloads ask for, per resource, before flavors are assigned
+# TYPE kueue_cluster_queue_resource_pending gauge
+kueue_cluster_queue_resource_pending{cluster_queue="cq",replica_role="standalone",resource="cpu"} 6
+kueue_cluster_queue_resource_pending{cluster_queue="cq",replica_role="standalone",resource="memory"} 0
 # HELP kueue_cluster_queue_resource_reservation The quota reserved by a ClusterQueue's workloads, per flavor and resource (its usage, without admission checks)
 # TYPE kueue_cluster_queue_resource_reservation gauge
 kueue_cluster_queue_resource_reservation{cluster_queue="cq",cohort="all",flavor="default",replica_role="standalone",resource="cpu"} 1.5
@@ -244,7 +249,7 @@ kueue_local_queue_resource_reservation{flavor="default",name="lq",namespace="ns"
 # TYPE kueue_local_queue_resource_usage gauge
 kueue_local_queue_resource_usage{flavor="default",name="lq",namespace="ns",replica_role="standalone",resource="cpu"} 1.5
 `
-	names := []string{"kueue_cluster_queue_resource_reservation", "kueue_cluster_queue_resource_usage",
+	names := []string{"kueue_cluster_queue_resource_pending", "kueue_cluster_queue_resource_reservation", "kueue_cluster_queue_resource_usage",
 		"kueue_local_queue_resource_reservation", "kueue_local_queue_resource_usage"}
 	g := newGaugeCollector(Options{ClusterQueueResources: true, LocalQueue: true}, func() Snapshot { return snap })
 	if err := testutil.CollectAndCompare(g, strings.NewReader(want), names...); err != nil {

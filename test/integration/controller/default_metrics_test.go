@@ -19,12 +19,9 @@ import (
 // resource gauges and fair sharing's weighted share, and LocalQueue metrics
 // are on by default; the manager here is configured the same way.
 //
-// Two families of Kueue's list are not exported by Quokka, and not checked:
-//   - kueue_pending_scheduling_hashes: Kueue counts the distinct scheduling
-//     hashes of its pending workloads, an internal of its queue manager that
-//     Quokka's engine has no counterpart for.
-//   - kueue_cluster_queue_resource_pending: the resources the pending
-//     workloads request; not implemented yet.
+// One family of Kueue's list is not exported by Quokka, and not checked:
+// kueue_pending_scheduling_hashes, Kueue's count of the distinct scheduling
+// hashes of its pending workloads, an internal of its queue manager.
 //
 // The rest of Kueue's It (deleting the ClusterQueue and the LocalQueue
 // removes their series) is not ported: Quokka's gauges are read from the
@@ -75,6 +72,8 @@ func TestKueueDefaultMetricsAreAvailable(t *testing.T) {
 		{"kueue_cluster_queue_resource_usage", cell, 1},
 		{"kueue_cluster_queue_status", with(cq, "status", "active"), 1},
 		{"kueue_cluster_queue_resource_reservation", cell, 1},
+		// Nothing pending: the covered resource at 0.
+		{"kueue_cluster_queue_resource_pending", with(cq, "resource", "cpu"), 0},
 		{"kueue_cluster_queue_nominal_quota", cell, 1},
 		{"kueue_cluster_queue_borrowing_limit", cell, math.Inf(1)},
 		{"kueue_cluster_queue_lending_limit", cell, math.Inf(1)},
