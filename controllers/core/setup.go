@@ -73,12 +73,14 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	}
 	pending := newPendingTracker()
 	mopts := metrics.Options{
-		ClusterQueueResources: cfg.Metrics.EnableClusterQueueResources,
-		LocalQueue:            cfg.LocalQueueMetricsEnabled(),
-		LocalQueueSelector:    cfg.LocalQueueMetricsSelector(),
-		FairSharing:           cfg.FairSharingEnabled(),
-		Unadmitted:            cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability),
-		ReplicaRole:           role.Label,
+		ClusterQueueResources:   cfg.Metrics.EnableClusterQueueResources,
+		LocalQueue:              cfg.LocalQueueMetricsEnabled(),
+		LocalQueueSelector:      cfg.LocalQueueMetricsSelector(),
+		FairSharing:             cfg.FairSharingEnabled(),
+		Unadmitted:              cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability),
+		ReplicaRole:             role.Label,
+		Cohorts:                 cfg.FeatureGate(configapi.FeatureMetricsForCohorts),
+		WorkloadCreationLatency: cfg.FeatureGate(configapi.FeatureMetricForWorkloadCreationLatency),
 	}
 	var lqLabels func(namespace, name string) map[string]string
 	if mopts.LocalQueue && mopts.LocalQueueSelector != nil {

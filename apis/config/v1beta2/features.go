@@ -57,6 +57,15 @@ const (
 	// default from v0.20, off in v0.19). Off, the reasons are Kueue v0.19's:
 	// Pending, Inadmissible and Waiting.
 	FeatureUnadmittedWorkloadsObservability Feature = "UnadmittedWorkloadsObservability"
+	// FeatureMetricsForCohorts exports the Cohort families (kueue_cohort_info,
+	// kueue_cluster_queue_info, kueue_cohort_weighted_share and the
+	// kueue_cohort_subtree_* gauges and counter); Kueue's gate, beta and on
+	// by default since v0.18.
+	FeatureMetricsForCohorts Feature = "MetricsForCohorts"
+	// FeatureMetricForWorkloadCreationLatency exports
+	// kueue_workload_creation_latency_seconds, the time from a Job's creation
+	// to its Workload's (Kueue's gate, beta and on by default since v0.18).
+	FeatureMetricForWorkloadCreationLatency Feature = "MetricForWorkloadCreationLatency"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -91,6 +100,8 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeaturePrioritySortingWithinCohort:                     {Default: true, Maturity: Beta},
 	FeatureSchedulingEquivalenceHashing:                    {Default: true, Maturity: Beta},
 	FeatureUnadmittedWorkloadsObservability:                {Default: true, Maturity: Beta},
+	FeatureMetricsForCohorts:                               {Default: true, Maturity: Beta},
+	FeatureMetricForWorkloadCreationLatency:                {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

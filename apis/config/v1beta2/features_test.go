@@ -29,6 +29,9 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeatureSchedulingEquivalenceHashing: true,
 		// Beta, off in Kueue v0.19 and on in its main branch (v0.20).
 		FeatureUnadmittedWorkloadsObservability: true,
+		// Beta and on in Kueue since v0.18.
+		FeatureMetricsForCohorts:                true,
+		FeatureMetricForWorkloadCreationLatency: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)

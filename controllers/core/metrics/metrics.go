@@ -52,6 +52,11 @@ type Options struct {
 	// LocalQueueLabels gives a LocalQueue's labels for LocalQueueSelector
 	// when a counter of a LocalQueue changes; nil with no selector.
 	LocalQueueLabels func(namespace, name string) map[string]string
+	// Cohorts exports the Cohort families (Kueue's MetricsForCohorts gate).
+	Cohorts bool
+	// WorkloadCreationLatency exports kueue_workload_creation_latency_seconds
+	// (Kueue's MetricForWorkloadCreationLatency gate).
+	WorkloadCreationLatency bool
 }
 
 // Workload names what the counters label an admitted or evicted workload by.
@@ -83,6 +88,10 @@ type Metrics struct {
 	evicted           *prometheus.CounterVec
 	evictedOnce       *prometheus.CounterVec
 	gauges            *gaugeCollector
+	// cohorts holds the Cohort families (cohort.go), lifecycle the families
+	// of a workload's life after admission (lifecycle.go).
+	cohorts   *cohortFamilies
+	lifecycle *lifecycleFamilies
 
 	// The LocalQueue families, registered only with Options.LocalQueue.
 	lqAdmitted          *prometheus.CounterVec
@@ -92,7 +101,9 @@ type Metrics struct {
 	lqEvicted           *prometheus.CounterVec
 }
 
-// kueueBuckets are Kueue's wait time buckets: 1s, then 2.5s doubling.
+// kueueBuckets are Kueue's wait time buckets: 1s, then 2.5s doubling
+// (generateExponentialBuckets in Kueue's pkg/metrics). Dashboards and SLOs
+// read single buckets (le="10"), so the bounds must be Kueue's.
 func kueueBuckets(n int) []float64 {
 	return append([]float64{1}, prometheus.ExponentialBuckets(2.5, 2, n-1)...)
 }
@@ -112,7 +123,7 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 		waitTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "kueue_admission_wait_time_seconds",
 			Help:    "The time between a workload was created or requeued until admission, per cluster_queue and priority_class",
-			Buckets: prometheus.ExponentialBuckets(1, 2.5, 14),
+			Buckets: kueueBuckets(16),
 		}, cqLabels),
 		quotaReserved: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kueue_quota_reserved_workloads_total",
@@ -130,7 +141,7 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 		attemptDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "kueue_admission_attempt_duration_seconds",
 			Help:    "The latency of an admission attempt (one scheduling cycle), by result",
-			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 14),
+			Buckets: prometheus.DefBuckets,
 		}, []string{"result", "replica_role"}),
 		preempted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kueue_preempted_workloads_total",
@@ -166,13 +177,17 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 			Name: "kueue_local_queue_evicted_workloads_total",
 			Help: "The number of evicted workloads per LocalQueue, reason, underlying_cause and priority_class",
 		}, []string{"name", "namespace", "reason", "underlying_cause", "priority_class", "replica_role"}),
-		gauges: newGaugeCollector(opts, snapshot),
+		gauges:    newGaugeCollector(opts, snapshot),
+		cohorts:   newCohortFamilies(opts, snapshot),
+		lifecycle: newLifecycleFamilies(opts),
 	}
 	m.collectors = []prometheus.Collector{m.admitted, m.waitTime, m.quotaReserved, m.quotaReservedWait,
 		m.attempts, m.attemptDuration, m.preempted, m.evicted, m.evictedOnce, m.gauges}
 	if opts.LocalQueue {
 		m.collectors = append(m.collectors, m.lqAdmitted, m.lqWaitTime, m.lqQuotaReserved, m.lqQuotaReservedWait, m.lqEvicted)
 	}
+	m.collectors = append(m.collectors, m.cohorts.collectors()...)
+	m.collectors = append(m.collectors, m.lifecycle.collectors()...)
 	return m
 }
 
