@@ -16,6 +16,12 @@ import (
 // v0.1.0 without any flag.
 var Version = ""
 
+// BuildDate is set at link time by release builds (for example
+// -X quokka.dev/quokka/internal/version.BuildDate=2026-12-06T00:00:00Z); a
+// build without it reports an empty date rather than the commit's time,
+// which is not when the binary was built.
+var BuildDate = ""
+
 // DevVersion is reported by a build from a work tree, which has no module version.
 const DevVersion = "v0.1.0-dev"
 
@@ -24,6 +30,10 @@ type Info struct {
 	Version   string
 	GoVersion string
 	Platform  string
+	// Compiler is the Go toolchain's (runtime.Compiler); BuildDate is the
+	// link-time BuildDate.
+	Compiler  string
+	BuildDate string
 	// Commit and Modified come from the VCS stamp, when the build recorded one.
 	Commit   string
 	Modified bool
@@ -32,7 +42,9 @@ type Info struct {
 // Get returns the running binary's Info.
 func Get() Info {
 	bi, ok := debug.ReadBuildInfo()
-	return fromBuildInfo(Version, bi, ok)
+	info := fromBuildInfo(Version, bi, ok)
+	info.BuildDate = BuildDate
+	return info
 }
 
 // fromBuildInfo is Get with its inputs passed in, so that every branch is testable.
@@ -41,6 +53,7 @@ func fromBuildInfo(linked string, bi *debug.BuildInfo, ok bool) Info {
 		Version:   DevVersion,
 		GoVersion: runtime.Version(),
 		Platform:  runtime.GOOS + "/" + runtime.GOARCH,
+		Compiler:  runtime.Compiler,
 	}
 	if ok && bi != nil {
 		if bi.GoVersion != "" {

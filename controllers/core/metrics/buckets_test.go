@@ -1,11 +1,14 @@
 package metrics
 
 import (
+	"maps"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"quokka.dev/quokka/internal/version"
 )
 
 // Histograms have Kueue's bucket bounds (pkg/metrics/metrics.go:
@@ -53,4 +56,37 @@ func bucketBounds(t *testing.T, reg prometheus.Gatherer, name string) []float64 
 	}
 	t.Fatalf("no series of %s", name)
 	return nil
+}
+
+// kueue_build_info is 1, with Kueue's label names, whatever Options say.
+func TestBuildInfo(t *testing.T) {
+	t.Parallel()
+	_, reg := registered(t, Options{})
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "kueue_build_info" {
+			continue
+		}
+		if len(mf.GetMetric()) != 1 || mf.GetMetric()[0].GetGauge().GetValue() != 1 {
+			t.Fatalf("kueue_build_info = %v, want one series of value 1", mf.GetMetric())
+		}
+		got := map[string]string{}
+		for _, l := range mf.GetMetric()[0].GetLabel() {
+			got[l.GetName()] = l.GetValue()
+		}
+		info := version.Get()
+		want := map[string]string{"git_version": info.Version, "git_commit": info.Commit, "build_date": info.BuildDate,
+			"go_version": info.GoVersion, "compiler": info.Compiler, "platform": info.Platform}
+		if !maps.Equal(got, want) {
+			t.Errorf("kueue_build_info labels = %v, want %v", got, want)
+		}
+		if got["go_version"] == "" || got["compiler"] != "gc" || got["git_version"] == "" {
+			t.Errorf("kueue_build_info labels %v: go_version, compiler and git_version must be set", got)
+		}
+		return
+	}
+	t.Fatal("kueue_build_info is not exported")
 }

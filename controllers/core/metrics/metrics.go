@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"quokka.dev/quokka/internal/version"
 )
 
 // Label values of kueue_admission_attempts_total{result} and
@@ -182,7 +184,7 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 		lifecycle: newLifecycleFamilies(opts),
 	}
 	m.collectors = []prometheus.Collector{m.admitted, m.waitTime, m.quotaReserved, m.quotaReservedWait,
-		m.attempts, m.attemptDuration, m.preempted, m.evicted, m.evictedOnce, m.gauges}
+		m.attempts, m.attemptDuration, m.preempted, m.evicted, m.evictedOnce, m.gauges, newBuildInfo(version.Get())}
 	if opts.LocalQueue {
 		m.collectors = append(m.collectors, m.lqAdmitted, m.lqWaitTime, m.lqQuotaReserved, m.lqQuotaReservedWait, m.lqEvicted)
 	}

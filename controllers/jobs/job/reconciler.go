@@ -49,6 +49,9 @@ type Reconciler struct {
 	// NoReclaimablePods is the ReclaimablePods gate off: the Workload's
 	// status.reclaimablePods is not written (see reclaimable.go).
 	NoReclaimablePods bool
+	// CreationLatency, when set, observes how long after its Job each
+	// Workload is created (kueue_workload_creation_latency_seconds).
+	CreationLatency *CreationLatency
 	// Now is the clock for AfterDeactivatedByKueue; nil means time.Now.
 	Now func() time.Time
 }
@@ -177,6 +180,7 @@ func (r *Reconciler) createWorkload(ctx context.Context, job *batchv1.Job) error
 		return fmt.Errorf("creating workload %s/%s: %w", wl.Namespace, wl.Name, err)
 	}
 	r.event(job, corev1.EventTypeNormal, "CreatedWorkload", "Created Workload %s for LocalQueue %s", wl.Name, wl.Spec.QueueName)
+	r.CreationLatency.observe(job, wl)
 	log.FromContext(ctx).V(2).Info("created workload", "workload", wl.Name, "queue", wl.Spec.QueueName)
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	configapi "quokka.dev/quokka/apis/config/v1beta2"
@@ -38,6 +39,16 @@ func Controller() cli.Controller {
 		if p := cfg.ObjectRetentionPolicies; p != nil && p.Workloads != nil && p.Workloads.AfterDeactivatedByKueue != nil {
 			opts.AfterDeactivatedByKueue = &p.Workloads.AfterDeactivatedByKueue.Duration
 		}
+		if cfg.FeatureGate(configapi.FeatureMetricForWorkloadCreationLatency) {
+			role := "standalone"
+			if cfg.LeaderElectionEnabled() {
+				role = "leader"
+			}
+			var err error
+			if opts.CreationLatency, err = NewCreationLatency(ctrlmetrics.Registry, role); err != nil {
+				return err
+			}
+		}
 		return Setup(mgr, opts)
 	}}
 }
@@ -57,6 +68,8 @@ type Options struct {
 	ManagedNamespaces          labels.Selector
 	// LabelKeysToCopy are the Job labels its Workload is created with.
 	LabelKeysToCopy []string
+	// CreationLatency, when set, observes each Workload's creation latency.
+	CreationLatency *CreationLatency
 }
 
 // Setup adds the Job reconciler and its index to mgr.
@@ -83,7 +96,8 @@ func Setup(mgr manager.Manager, opts Options) error {
 		Complete(&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("quokka-job-controller"),
 			WaitForPodsReady: opts.WaitForPodsReady, AfterDeactivatedByKueue: opts.AfterDeactivatedByKueue,
 			NoReclaimablePods: opts.NoReclaimablePods, ManageJobsWithoutQueueName: opts.ManageJobsWithoutQueueName,
-			ManagedNamespaces: opts.ManagedNamespaces, LabelKeysToCopy: opts.LabelKeysToCopy})
+			ManagedNamespaces: opts.ManagedNamespaces, LabelKeysToCopy: opts.LabelKeysToCopy,
+			CreationLatency: opts.CreationLatency})
 	if err != nil {
 		return fmt.Errorf("creating job controller: %w", err)
 	}
