@@ -39,8 +39,10 @@ type candidateSelector struct {
 	clusterQueues labels.Selector
 	workloads     labels.Selector
 	numeric       []numericLabel
-	// priority is the comparison of priorities, "" when unset.
+	// priority is the comparison of priorities, "" when unset; boosted
+	// compares effective priorities (mode Boosted), else base ones.
 	priority kueuev1alpha1.NumericComparison
+	boosted  bool
 }
 
 type numericLabel struct {
@@ -62,9 +64,11 @@ type Place struct {
 
 // Subject is what a rule sees of a workload, the preemptor or a candidate.
 type Subject struct {
-	Labels     labels.Set
-	Priority   int32
-	LocalQueue types.NamespacedName
+	Labels labels.Set
+	// Priority is the effective priority, BasePriority the one without
+	// Kueue's priority boost (a rule's priority mode picks one).
+	Priority, BasePriority int32
+	LocalQueue             types.NamespacedName
 	Place
 }
 
@@ -153,9 +157,11 @@ func compileSelector(cs *kueuev1alpha1.CandidateSelector, p *field.Path) (candid
 			errs = append(errs, enum(pr.Mode, pp.Child("mode"), []kueuev1alpha1.PriorityMode{kueuev1alpha1.BasePriority, kueuev1alpha1.BoostedPriority})...)
 		}
 		errs = append(errs, enum(pr.Comparison, pp.Child("comparison"), comparisons)...)
-		// Base and Boosted compare the same number: Quokka has no priority
-		// boost, so a workload's effective priority is its base priority.
+		// Base (the default) compares the priorities without Kueue's
+		// priority boost, Boosted the effective ones; without the
+		// PriorityBoost gate they are the same number.
 		out.priority = pr.Comparison
+		out.boosted = pr.Mode == kueuev1alpha1.BoostedPriority
 	}
 	return out, errs
 }
@@ -267,7 +273,13 @@ func (cs *candidateSelector) accepts(p, c Subject) bool {
 			return false
 		}
 	}
-	return cs.priority == "" || compare(cs.priority, int64(c.Priority), int64(p.Priority))
+	if cs.priority == "" {
+		return true
+	}
+	if cs.boosted {
+		return compare(cs.priority, int64(c.Priority), int64(p.Priority))
+	}
+	return compare(cs.priority, int64(c.BasePriority), int64(p.BasePriority))
 }
 
 // inScope is the queue relation of c to p. WithinParentCohort and

@@ -60,7 +60,7 @@ func mustCompile(t *testing.T, pc *kueuev1alpha1.PreemptionConfig) *Rules {
 // LocalQueue ns/lq.
 func subj(cq, parent, root, lq string, prio int32, lbls map[string]string) Subject {
 	ns, name, _ := strings.Cut(lq, "/")
-	return Subject{Labels: lbls, Priority: prio, LocalQueue: types.NamespacedName{Namespace: ns, Name: name},
+	return Subject{Labels: lbls, Priority: prio, BasePriority: prio, LocalQueue: types.NamespacedName{Namespace: ns, Name: name},
 		Place: Place{ClusterQueue: cq, ParentCohort: parent, RootCohort: root}}
 }
 
@@ -345,19 +345,33 @@ func TestRulePriority(t *testing.T) {
 }
 
 // 001: "mode specifies whether priority comparison uses base or boosted
-// (effective) priority." Quokka has no priority boost: a workload's effective
-// priority is its base priority, so both modes decide alike.
-func TestRulePriorityModeBoostedEqualsBase(t *testing.T) {
+// (effective) priority." Base (the default) compares the priorities without
+// Kueue's priority boost, Boosted the effective ones. The preemptor has
+// priority 100; the candidate a base priority of 90 and, boosted by 20, an
+// effective one of 110: LessThan selects it in Base mode only. Without a
+// boost (the PriorityBoost gate off) the two modes decide alike.
+func TestRulePriorityMode(t *testing.T) {
 	t.Parallel()
-	for _, prio := range []int32{99, 100, 101} {
-		var got [3]bool
-		for i, mode := range []kueuev1alpha1.PriorityMode{"", kueuev1alpha1.BasePriority, kueuev1alpha1.BoostedPriority} {
-			s := sel(kueuev1alpha1.AnyClusterQueue)
-			s.Priority = &kueuev1alpha1.PriorityConstraint{Mode: mode, Comparison: kueuev1alpha1.LessThan}
-			got[i] = selects(t, config(rule("r", kueuev1alpha1.Always, s)), preemptor, subj("sib", "team", "root", "sib/lq", prio, nil))
-		}
-		if want := prio < 100; got != [3]bool{want, want, want} {
-			t.Errorf("priority %d: default/Base/Boosted selected %v, want all %v", prio, got, want)
+	for _, tc := range []struct {
+		mode          kueuev1alpha1.PriorityMode
+		base, boosted int32
+		want          bool
+	}{
+		{"", 90, 110, true},
+		{kueuev1alpha1.BasePriority, 90, 110, true},
+		{kueuev1alpha1.BoostedPriority, 90, 110, false},
+		{kueuev1alpha1.BoostedPriority, 110, 90, true},
+		{kueuev1alpha1.BasePriority, 110, 90, false},
+		{kueuev1alpha1.BasePriority, 99, 99, true},
+		{kueuev1alpha1.BoostedPriority, 99, 99, true},
+		{kueuev1alpha1.BoostedPriority, 101, 101, false},
+	} {
+		s := sel(kueuev1alpha1.AnyClusterQueue)
+		s.Priority = &kueuev1alpha1.PriorityConstraint{Mode: tc.mode, Comparison: kueuev1alpha1.LessThan}
+		c := subj("sib", "team", "root", "sib/lq", tc.boosted, nil)
+		c.BasePriority = tc.base
+		if got := selects(t, config(rule("r", kueuev1alpha1.Always, s)), preemptor, c); got != tc.want {
+			t.Errorf("mode %q, base %d, effective %d: selected %v, want %v", tc.mode, tc.base, tc.boosted, got, tc.want)
 		}
 	}
 }

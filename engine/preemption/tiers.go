@@ -17,7 +17,7 @@ func placeOf(q *quota.ClusterQueue) Place {
 }
 
 func (p *Preemptor) subject(q *quota.ClusterQueue) Subject {
-	return Subject{Labels: p.Labels, Priority: p.Priority, LocalQueue: p.LocalQueue, Place: placeOf(q)}
+	return Subject{Labels: p.Labels, Priority: p.Priority, BasePriority: p.BasePriority, LocalQueue: p.LocalQueue, Place: placeOf(q)}
 }
 
 // ruleCandidates adds to into (a new map when nil) the admitted workloads that
@@ -38,7 +38,7 @@ func ruleCandidates(c *quota.Cache, q *quota.ClusterQueue, p Subject, src Source
 			if _, ok := into[cand.UID]; ok || !usesAny(cand.Usage, frs) {
 				continue
 			}
-			cs := Subject{Labels: cand.Labels, Priority: cand.Priority, LocalQueue: cand.LocalQueue, Place: pl}
+			cs := Subject{Labels: cand.Labels, Priority: cand.Priority, BasePriority: cand.BasePriority, LocalQueue: cand.LocalQueue, Place: pl}
 			for _, r := range rules {
 				if r.Selects(p, cs) {
 					into[cand.UID] = cand

@@ -40,7 +40,7 @@ func newFixture(t *testing.T, cqs ...*kueue.ClusterQueue) *fixture {
 func (f *fixture) admit(cq, name string, prio int32, cpus int64, lbls map[string]string) {
 	f.n++
 	k := types.NamespacedName{Namespace: cq, Name: name}
-	cand := &Candidate{Key: k, UID: types.UID(k.String()), ClusterQueue: cq, Priority: prio, AdmittedAt: time.Unix(int64(f.n), 0),
+	cand := &Candidate{Key: k, UID: types.UID(k.String()), ClusterQueue: cq, Priority: prio, BasePriority: prio, AdmittedAt: time.Unix(int64(f.n), 0),
 		Usage: resources.Amounts{cpu: cpus * 1000}, Labels: lbls, LocalQueue: types.NamespacedName{Namespace: cq, Name: "lq"}}
 	f.c.Charge(k, cq, cand.Usage)
 	f.src[cq] = append(f.src[cq], cand)
@@ -55,7 +55,7 @@ func (f *fixture) find(cq string, cpus int64, prio int32, lbls map[string]string
 
 // preemptor is a workload of cq needing cpus CPUs, created at the zero time.
 func (f *fixture) preemptor(cq string, cpus int64, prio int32, lbls map[string]string) *Preemptor {
-	return &Preemptor{Key: types.NamespacedName{Namespace: cq, Name: "preemptor"}, UID: "preemptor", Priority: prio, Labels: lbls,
+	return &Preemptor{Key: types.NamespacedName{Namespace: cq, Name: "preemptor"}, UID: "preemptor", Priority: prio, BasePriority: prio, Labels: lbls,
 		LocalQueue: types.NamespacedName{Namespace: cq, Name: "lq"},
 		Assignment: &flavorassigner.Assignment{Usage: resources.Amounts{cpu: cpus * 1000}}}
 }

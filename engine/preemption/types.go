@@ -15,8 +15,11 @@ type Candidate struct {
 	Key          types.NamespacedName
 	UID          types.UID
 	ClusterQueue string
-	Priority     int32
-	Created      time.Time
+	// Priority is the effective priority (boost included with Kueue's
+	// PriorityBoost gate), BasePriority the one without the boost, which a
+	// PreemptionConfig rule compares in its Base mode.
+	Priority, BasePriority int32
+	Created                time.Time
 	// AdmittedAt is when it got its quota reservation; the most recently
 	// admitted are preempted first, since they lose the least work.
 	AdmittedAt time.Time
@@ -42,10 +45,11 @@ type Candidate struct {
 
 // Preemptor is the pending workload that needs room.
 type Preemptor struct {
-	Key      types.NamespacedName
-	UID      types.UID
-	Priority int32
-	Created  time.Time
+	Key types.NamespacedName
+	UID types.UID
+	// Priority and BasePriority are as a Candidate's.
+	Priority, BasePriority int32
+	Created                time.Time
 	// Assignment is the flavor assignment preemption must make room for.
 	Assignment *flavorassigner.Assignment
 	// Labels and LocalQueue are what a PreemptionConfig's rules read of the

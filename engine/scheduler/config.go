@@ -23,6 +23,7 @@ func OptionsFromConfiguration(cfg *config.Configuration) Options {
 		NoReclaimablePods:             !cfg.FeatureGate(config.FeatureReclaimablePods),
 		NoPrioritySortingWithinCohort: !cfg.FeatureGate(config.FeaturePrioritySortingWithinCohort),
 		NoEquivalenceHashing:          !cfg.FeatureGate(config.FeatureSchedulingEquivalenceHashing),
+		PriorityBoost:                 cfg.FeatureGate(config.FeaturePriorityBoost),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

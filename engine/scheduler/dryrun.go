@@ -67,7 +67,8 @@ func (s *Scheduler) DryRun(wl *kueue.Workload) DryRunResult {
 	}
 	// Status is ignored, a PodsReady back-off too: a dry run has no clock.
 	info.RequeueAt = time.Time{}
-	probe := &record{lq: lqKey, priority: info.ResolvePriority(s.lookupPriority)}
+	probe := &record{lq: lqKey, priority: info.EffectivePriority(s.lookupPriority, s.opts.PriorityBoost),
+		basePriority: info.ResolvePriority(s.lookupPriority)}
 	probe.setInfo(info)
 	if d, filtered := s.filter(q, probe); filtered {
 		p := d.(Pending)

@@ -245,11 +245,11 @@ func (s *Scheduler) repriorize() {
 		if r.info.Priority != nil || r.info.PriorityClass == nil {
 			continue
 		}
-		p := r.info.ResolvePriority(s.lookupPriority)
+		p := r.info.EffectivePriority(s.lookupPriority, s.opts.PriorityBoost)
 		if p == r.priority {
 			continue
 		}
-		r.priority = p
+		r.priority, r.basePriority = p, r.info.ResolvePriority(s.lookupPriority)
 		r.headPriority = s.headPriority(p)
 		r.cand = nil
 		if r.state == StatePending {

@@ -54,7 +54,8 @@ func (o *oracle) search(q *quota.ClusterQueue, fr resources.FlavorResource, quan
 
 // preemptorOf is r as a preemptor in q for assignment a.
 func (s *Scheduler) preemptorOf(q *quota.ClusterQueue, r *record, a *flavorassigner.Assignment) preemption.Preemptor {
-	return preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, Created: r.info.Created, Assignment: a,
+	return preemption.Preemptor{Key: r.info.Key, UID: r.info.UID, Priority: r.priority, BasePriority: r.basePriority,
+		Created: r.info.Created, Assignment: a,
 		Labels: r.info.Labels, LocalQueue: r.lq}
 }
 

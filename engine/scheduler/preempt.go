@@ -767,7 +767,7 @@ func (src source) admitted(cq string, afsQueue bool) []*preemption.Candidate {
 			continue // admitted by this very cycle: preempting it would undo a decision just made
 		}
 		if r.cand == nil {
-			r.cand = &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority,
+			r.cand = &preemption.Candidate{Key: key, UID: r.info.UID, ClusterQueue: cq, Priority: r.priority, BasePriority: r.basePriority,
 				Created: r.info.Created, AdmittedAt: r.admittedAt, Usage: r.admission.Usage,
 				Labels: r.info.Labels, LocalQueue: r.lq}
 		}

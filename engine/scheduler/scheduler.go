@@ -79,6 +79,10 @@ type Options struct {
 	// evaluation failed is parked, not the workloads of its queue equal to
 	// it. On (the gate's default since Kueue v0.18), see equivalence.go.
 	NoEquivalenceHashing bool
+	// PriorityBoost is Kueue's PriorityBoost gate (alpha, off by default):
+	// a Workload's kueue.x-k8s.io/priority-boost annotation is added to its
+	// priority wherever priority decides (workload.Info.EffectivePriority).
+	PriorityBoost bool
 	// Resources decides what pod sets' requests count as (the
 	// Configuration's resources block: excluded prefixes and
 	// transformations); nil counts them as requested.
@@ -329,10 +333,14 @@ const (
 )
 
 type record struct {
-	info     *workload.Info
-	lq       types.NamespacedName
-	priority int32
-	state    State
+	info *workload.Info
+	lq   types.NamespacedName
+	// priority is the effective priority (with the PriorityBoost gate, the
+	// priority-boost annotation added), which orders queues and preemption;
+	// basePriority the one without the boost, which a PreemptionConfig's
+	// rule compares in its Base mode.
+	priority, basePriority int32
+	state                  State
 	// gen identifies the record's current entry in a pending list; entries with
 	// another gen are stale.
 	gen       uint64

@@ -70,7 +70,8 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		// without reading them.
 		r.lq = lq.key
 	}
-	r.priority = info.ResolvePriority(s.lookupPriority)
+	r.priority = info.EffectivePriority(s.lookupPriority, s.opts.PriorityBoost)
+	r.basePriority = info.ResolvePriority(s.lookupPriority)
 	r.headPriority = s.headPriority(r.priority)
 	switch {
 	case info.Finished:

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -60,7 +61,12 @@ type Info struct {
 	// (preemptorSelector, labelSelector, numericLabels). Shared, read-only.
 	Labels map[string]string
 	// Priority is spec.priority when set.
-	Priority      *int32
+	Priority *int32
+	// PriorityBoost is the kueue.x-k8s.io/priority-boost annotation, 0 when
+	// it is absent or not an integer (Kueue's defence in depth: the webhook
+	// refuses such a value, and the base priority stands); the scheduler adds
+	// it with the PriorityBoost gate on (EffectivePriority).
+	PriorityBoost int32
 	PriorityClass *kueue.PriorityClassRef
 	Active        bool
 	Finished      bool
@@ -188,6 +194,9 @@ func FromAPIIn(wl *kueue.Workload, rules *ResourceRules, env *Environment) (*Inf
 		r := *ref
 		info.PriorityClass = &r
 	}
+	if b, err := kueue.PriorityBoost(wl.Annotations); err == nil {
+		info.PriorityBoost = b
+	}
 	base := field.NewPath("spec", "podSets")
 	for i := range wl.Spec.PodSets {
 		ps := &wl.Spec.PodSets[i]
@@ -246,6 +255,19 @@ func (i *Info) ResolvePriority(lookup func(ref kueue.PriorityClassRef) (int32, b
 		}
 	}
 	return 0
+}
+
+// EffectivePriority is ResolvePriority plus PriorityBoost when boost is set
+// (Kueue's PriorityBoost gate). Kueue adds the two in 64 bits; the engine's
+// priorities are 32-bit, so a sum past either end is held at it: only
+// boosts that push a priority beyond ±2^31 order differently.
+func (i *Info) EffectivePriority(lookup func(ref kueue.PriorityClassRef) (int32, bool), boost bool) int32 {
+	p := i.ResolvePriority(lookup)
+	if !boost || i.PriorityBoost == 0 {
+		return p
+	}
+	sum := int64(p) + int64(i.PriorityBoost)
+	return int32(max(math.MinInt32, min(math.MaxInt32, sum)))
 }
 
 func admissionFromAPI(info *Info, adm *kueue.Admission) (*Admission, error) {

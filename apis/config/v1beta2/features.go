@@ -66,6 +66,11 @@ const (
 	// kueue_workload_creation_latency_seconds, the time from a Job's creation
 	// to its Workload's (Kueue's gate, beta and on by default since v0.18).
 	FeatureMetricForWorkloadCreationLatency Feature = "MetricForWorkloadCreationLatency"
+	// FeaturePriorityBoost adds a Workload's kueue.x-k8s.io/priority-boost
+	// annotation (a signed integer) to its priority wherever priority
+	// decides: queue order, preemption policies and victim order (Kueue's
+	// gate, KEP-7990, alpha and off by default since v0.17).
+	FeaturePriorityBoost Feature = "PriorityBoost"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -102,6 +107,7 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeatureUnadmittedWorkloadsObservability:                {Default: true, Maturity: Beta},
 	FeatureMetricsForCohorts:                               {Default: true, Maturity: Beta},
 	FeatureMetricForWorkloadCreationLatency:                {Default: true, Maturity: Beta},
+	FeaturePriorityBoost:                                   {Default: false, Maturity: Alpha},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

@@ -32,6 +32,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		// Beta and on in Kueue since v0.18.
 		FeatureMetricsForCohorts:                true,
 		FeatureMetricForWorkloadCreationLatency: true,
+		// Alpha and off in Kueue since v0.17.
+		FeaturePriorityBoost: false,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)

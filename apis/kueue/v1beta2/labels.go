@@ -31,6 +31,11 @@ const (
 	// whose completions equal its parallelism keeps them equal when partial
 	// admission changes the parallelism.
 	JobCompletionsEqualParallelismAnnotation = "kueue.x-k8s.io/job-completions-equal-parallelism"
+	// PriorityBoostAnnotation on a Workload is a signed 32-bit integer added
+	// to its priority when the PriorityBoost gate is on (Kueue's KEP-7990):
+	// an external controller raises or lowers a workload's standing without
+	// touching its priority class.
+	PriorityBoostAnnotation = "kueue.x-k8s.io/priority-boost"
 )
 
 // JobMinParallelism reads JobMinParallelismAnnotation as Kueue's Job
@@ -84,4 +89,20 @@ func JobPodCount(job *batchv1.Job) int32 {
 		n = *c
 	}
 	return n
+}
+
+// PriorityBoost reads PriorityBoostAnnotation: 0 when it is absent; an error
+// naming the annotation when it is not a signed 32-bit integer (the empty
+// string included: "0" says no boost), which the Workload webhook refuses
+// with the PriorityBoost gate on.
+func PriorityBoost(annotations map[string]string) (int32, error) {
+	v, ok := annotations[PriorityBoostAnnotation]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("metadata.annotations[%s]: %q must be a valid signed 32-bit integer", PriorityBoostAnnotation, v)
+	}
+	return int32(n), nil
 }

@@ -185,7 +185,8 @@ func register(add func(string, http.Handler), mgr manager.Manager, cfg *configap
 	add(MutateJobPath, admission.WithDefaulter[*batchv1.Job](s, jobs))
 	add(ValidateJobPath, admission.WithValidator[*batchv1.Job](s, jobs))
 	add(ValidateLocalQueuePath, admission.WithValidator[*kueue.LocalQueue](s, &LocalQueueWebhook{Client: c}))
-	add(ValidateWorkloadPath, admission.WithValidator[*kueue.Workload](s, &WorkloadWebhook{Client: c}))
+	add(ValidateWorkloadPath, admission.WithValidator[*kueue.Workload](s, &WorkloadWebhook{Client: c,
+		PriorityBoost: cfg.FeatureGate(configapi.FeaturePriorityBoost)}))
 	add(ValidateClusterQueuePath, admission.WithValidator[*kueue.ClusterQueue](s, &ClusterQueueWebhook{Config: cfg}))
 	add(ValidateCohortPath, admission.WithValidator[*kueue.Cohort](s, &CohortWebhook{}))
 }

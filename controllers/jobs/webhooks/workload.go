@@ -17,6 +17,9 @@ import (
 type WorkloadWebhook struct {
 	// Client reads LocalQueues.
 	Client client.Reader
+	// PriorityBoost is Kueue's PriorityBoost gate: with it on, the
+	// kueue.x-k8s.io/priority-boost annotation must be a signed integer.
+	PriorityBoost bool
 }
 
 var _ admission.Validator[*kueue.Workload] = (*WorkloadWebhook)(nil)
@@ -24,7 +27,7 @@ var _ admission.Validator[*kueue.Workload] = (*WorkloadWebhook)(nil)
 // ValidateCreate refuses a pod set whose containers request the reserved
 // "pods" resource, and warns about a missing LocalQueue.
 func (w *WorkloadWebhook) ValidateCreate(ctx context.Context, wl *kueue.Workload) (admission.Warnings, error) {
-	if err := podsRequestedError(wl); err != nil {
+	if err := w.invalid(wl); err != nil {
 		return nil, err
 	}
 	return w.missingLocalQueue(ctx, wl), nil
@@ -34,13 +37,36 @@ func (w *WorkloadWebhook) ValidateCreate(ctx context.Context, wl *kueue.Workload
 // queue changes, so that the core's frequent status writes are not answered
 // with the same warning again and again.
 func (w *WorkloadWebhook) ValidateUpdate(ctx context.Context, old, wl *kueue.Workload) (admission.Warnings, error) {
-	if err := podsRequestedError(wl); err != nil {
+	if err := w.invalid(wl); err != nil {
 		return nil, err
 	}
 	if old.Spec.QueueName == wl.Spec.QueueName && old.Labels[kueue.QueueNameLabel] == wl.Labels[kueue.QueueNameLabel] {
 		return nil, nil
 	}
 	return w.missingLocalQueue(ctx, wl), nil
+}
+
+// invalid is the webhook's refusals: a pod set requesting "pods", and with
+// the PriorityBoost gate on a priority-boost annotation that is no signed
+// 32-bit integer (Kueue's workload webhook; the empty string too: "0" says
+// no boost).
+func (w *WorkloadWebhook) invalid(wl *kueue.Workload) error {
+	if err := podsRequestedError(wl); err != nil {
+		return err
+	}
+	if !w.PriorityBoost {
+		return nil
+	}
+	if _, err := kueue.PriorityBoost(wl.Annotations); err != nil {
+		v := wl.Annotations[kueue.PriorityBoostAnnotation]
+		msg := "must be a valid signed integer"
+		if v == "" {
+			msg += "; use \"0\" explicitly, empty string is not allowed"
+		}
+		path := field.NewPath("metadata", "annotations").Key(kueue.PriorityBoostAnnotation)
+		return apierrors.NewInvalid(kueue.GroupVersion.WithKind("Workload").GroupKind(), wl.Name, field.ErrorList{field.Invalid(path, v, msg)})
+	}
+	return nil
 }
 
 // podsRequestedError is Kueue's validateContainer: no container or init
