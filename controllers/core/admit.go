@@ -17,8 +17,9 @@ import (
 
 // admit writes an admission. The engine assumed it when it decided; if the API
 // refuses the write (or the workload changed so that it no longer applies) the
-// assumption is forgotten and the workload is pending again.
-func (l *loop) admit(ctx context.Context, d scheduler.Admit) error {
+// assumption is forgotten and the workload is pending again. cohorts are the
+// Cohorts the admission counts in (kueue_cohort_subtree_admitted_workloads_total).
+func (l *loop) admit(ctx context.Context, d scheduler.Admit, cohorts metrics.CohortPath) error {
 	adm := d.Admission()
 	msg := fmt.Sprintf("Quota reserved in ClusterQueue %s", d.ClusterQueue)
 	wl, err := l.updateWorkloadStatus(ctx, d.Workload, func(wl *kueue.Workload) error {
@@ -43,7 +44,9 @@ func (l *loop) admit(ctx context.Context, d scheduler.Admit) error {
 	if l.admittedEvents.allow(l.now()) {
 		l.events.Eventf(wl, corev1.EventTypeNormal, EventAdmitted, "%s and admitted, wait time since queued was %.0fs", msg, l.waited(wl).Seconds())
 	}
-	l.metrics.Admitted(metricsWorkload(wl, d.ClusterQueue), l.waited(wl))
+	mw := metricsWorkload(wl, d.ClusterQueue)
+	mw.Cohorts = cohorts
+	l.metrics.Admitted(mw, l.waited(wl))
 	return nil
 }
 

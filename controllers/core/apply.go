@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/controllers/core/metrics"
 	"quokka.dev/quokka/engine/scheduler"
 )
 
@@ -30,6 +31,10 @@ type applyResult struct {
 	walkedCQ         map[string]bool
 	inadmissibleByCQ map[string]int
 	inadmissibleByLQ map[types.NamespacedName]int
+	// cohorts are, for kueue_cohort_subtree_admitted_workloads_total, the
+	// Cohorts each admitting ClusterQueue's admissions count in, read from
+	// the engine with the cycle (nil when the Cohort families are off).
+	cohorts map[string]metrics.CohortPath
 }
 
 // plan counts a cycle's decisions and picks those that write, for cycleWrites.
@@ -83,7 +88,7 @@ func (l *loop) plan(decisions []scheduler.Decision, now time.Time) (*applyResult
 func (l *loop) applyOne(ctx context.Context, d scheduler.Decision, res *applyResult) {
 	switch d := d.(type) {
 	case scheduler.Admit:
-		if err := l.admit(ctx, d); err != nil {
+		if err := l.admit(ctx, d, res.cohorts[d.ClusterQueue]); err != nil {
 			res.add(func() { res.failed++ })
 			return
 		}

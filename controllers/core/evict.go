@@ -75,6 +75,9 @@ func (l *loop) evict(ctx context.Context, key types.NamespacedName, cq, reason, 
 	}
 	l.events.Eventf(wl, corev1.EventTypeNormal, EventEvicted, "%s", message)
 	l.metrics.Evicted(metricsWorkload(wl, cq), reason, cause, first)
+	if d, ok := podsReadyToEvicted(wl); ok {
+		l.metrics.PodsReadyToEvicted(cq, reason, cause, d)
+	}
 	return nil
 }
 

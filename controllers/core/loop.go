@@ -255,6 +255,7 @@ func (l *loop) runCycle(ctx context.Context) time.Duration {
 	start := l.now()
 	l.lastCycle = start
 	var decisions []scheduler.Decision
+	var cohorts map[string]metrics.CohortPath
 	again := false
 	l.engine.Do(func(s *scheduler.Scheduler) {
 		// The engine walks only the queues whose outcome may have changed;
@@ -268,6 +269,7 @@ func (l *loop) runCycle(ctx context.Context) time.Duration {
 		}
 		decisions = s.Cycle(start)
 		again = s.WantsCycle()
+		cohorts = admissionCohorts(s, decisions)
 	})
 	took := l.now().Sub(start)
 	if again {
@@ -280,6 +282,7 @@ func (l *loop) runCycle(ctx context.Context) time.Duration {
 		return took
 	}
 	res, writes := l.plan(decisions, start)
+	res.cohorts = cohorts
 	l.deferred.prune(res.pendingKeys, res.walkedCQ)
 	l.writes.start(writes, func(d scheduler.Decision) { l.applyOne(ctx, d, res) }, func() bool {
 		result := metrics.ResultInadmissible

@@ -19,9 +19,10 @@ import (
 
 // metricsSnapshot reads the engine for the gauges at scrape time; lqLabels,
 // when set, gives each LocalQueue's labels (for metrics.localQueueMetrics'
-// selector), read after the engine's lock is released. workloads, when set
-// (the UnadmittedWorkloadsObservability gate), is the manager's cache, whose
-// Workloads' conditions the kueue_unadmitted_workloads gauges count.
+// selector), read after the engine's lock is released. workloads, when set,
+// is the manager's cache, whose Workloads' conditions the
+// kueue_unadmitted_workloads gauges (with the UnadmittedWorkloadsObservability
+// gate) and the kueue_finished_workloads ones count.
 // pendingResources (metrics.enableClusterQueueResources) sums the pending
 // workloads' requests for kueue_cluster_queue_resource_pending, a walk of
 // every pending workload.
@@ -76,12 +77,14 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 				}
 				snap.LocalQueues = append(snap.LocalQueues, lq)
 			}
+			cohortMetrics(s, &snap)
 		})
 		if workloads != nil {
 			// A scrape cannot fail: if the cache cannot list (not synced
-			// yet), this scrape leaves the two gauges out.
+			// yet), this scrape leaves these gauges out.
 			if list, err := listWorkloads(context.Background(), workloads); err == nil {
 				snap.Unadmitted = countUnadmitted(list, clusterQueueOf)
+				snap.Finished = countFinished(list)
 			}
 		}
 		if lqLabels != nil {

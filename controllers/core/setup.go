@@ -87,13 +87,15 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		lqLabels = cachedLocalQueueLabels(mgr.GetClient())
 		mopts.LocalQueueLabels = lqLabels
 	}
-	var workloads client.Reader
-	if mopts.Unadmitted {
-		workloads = mgr.GetCache()
-	}
+	// The cached Workloads: the finished gauges count them at every scrape,
+	// and the unadmitted ones with their gate.
+	var workloads client.Reader = mgr.GetCache()
 	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels, workloads, mopts.ClusterQueueResources))
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding metrics: %w", err)
+	}
+	if err := observeLifecycle(mgr, m, role, opts.Now, cfg.WaitForPodsReady != nil); err != nil {
+		return err
 	}
 	statusWriter, err := newWorkloadStatusWriter(mgr)
 	if err != nil {

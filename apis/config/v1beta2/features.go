@@ -57,10 +57,11 @@ const (
 	// default from v0.20, off in v0.19). Off, the reasons are Kueue v0.19's:
 	// Pending, Inadmissible and Waiting.
 	FeatureUnadmittedWorkloadsObservability Feature = "UnadmittedWorkloadsObservability"
-	// FeatureMetricsForCohorts exports the Cohort families (kueue_cohort_info,
-	// kueue_cluster_queue_info, kueue_cohort_weighted_share and the
-	// kueue_cohort_subtree_* gauges and counter); Kueue's gate, beta and on
-	// by default since v0.18.
+	// FeatureMetricsForCohorts exports kueue_cohort_info and
+	// kueue_cluster_queue_info, the Cohort tree's joins (Kueue's gate, beta
+	// and on by default since v0.18); as in Kueue, the other Cohort families
+	// (kueue_cohort_weighted_share and the kueue_cohort_subtree_* gauges and
+	// counter) are exported whatever it says.
 	FeatureMetricsForCohorts Feature = "MetricsForCohorts"
 	// FeatureMetricForWorkloadCreationLatency exports
 	// kueue_workload_creation_latency_seconds, the time from a Job's creation

@@ -14,6 +14,12 @@ type Snapshot struct {
 	// Unadmitted counts the unadmitted workloads by their conditions'
 	// reasons (Options.Unadmitted).
 	Unadmitted []Unadmitted
+	// Cohorts are every Cohort, explicit and implicit, for the Cohort
+	// families (Options.Cohorts, cohort.go).
+	Cohorts []Cohort
+	// Finished counts the finished Workloads per LocalQueue for
+	// kueue_finished_workloads (lifecycle.go); nil leaves those gauges out.
+	Finished FinishedWorkloads
 }
 
 // Unadmitted is how many unadmitted workloads of one ClusterQueue, through
@@ -34,6 +40,10 @@ type Unadmitted struct {
 // ClusterQueue is one queue's gauges.
 type ClusterQueue struct {
 	Name, Cohort string
+	// ParentCohort and RootCohort are kueue_cluster_queue_info's: its
+	// Cohort and that Cohort's root, both empty without a Cohort or when
+	// its chain has a cycle.
+	ParentCohort, RootCohort string
 	// Status is kueue_cluster_queue_status's: StatusPending (inactive),
 	// StatusActive or StatusTerminating (being deleted).
 	Status              string
@@ -90,6 +100,9 @@ type LocalQueue struct {
 type gaugeCollector struct {
 	opts     Options
 	snapshot func() Snapshot
+	// cohorts reports the Cohort families from the same snapshot: one
+	// engine read and one Workload list per scrape.
+	cohorts *cohortFamilies
 
 	pending, weightedShare, cqStatus              *prometheus.Desc
 	reservingActive, admittedActive               *prometheus.Desc
@@ -98,6 +111,7 @@ type gaugeCollector struct {
 	lqUsage, lqReservation, lqPending, lqAFSUsage *prometheus.Desc
 	lqReservingActive, lqAdmittedActive, lqStatus *prometheus.Desc
 	unadmitted, lqUnadmitted                      *prometheus.Desc
+	finished                                      finishedGauges
 }
 
 // Label values of kueue_local_queue_status{active}: the status of the
@@ -116,6 +130,7 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 	return &gaugeCollector{
 		opts:     opts,
 		snapshot: snapshot,
+		finished: newFinishedGauges(),
 		pending: prometheus.NewDesc("kueue_pending_workloads",
 			"The number of pending workloads, per cluster_queue and status (active: waiting for a cycle; inadmissible: the last cycle could not admit it)",
 			[]string{"cluster_queue", "status", "replica_role"}, nil),
@@ -175,6 +190,9 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 }
 
 func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
+	if g.cohorts != nil {
+		g.cohorts.describe(ch)
+	}
 	ch <- g.pending
 	ch <- g.cqStatus
 	ch <- g.reservingActive
@@ -205,10 +223,20 @@ func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 			ch <- g.lqUnadmitted
 		}
 	}
+	g.finished.describe(ch, g.opts)
 }
 
 func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
+	// The Cohort counter's mark comes before the snapshot: an admission in
+	// a Cohort the snapshot misses is then newer than the mark and kept.
+	var since uint64
+	if g.cohorts != nil {
+		since = g.cohorts.admitted.mark()
+	}
 	snap := g.snapshot()
+	if g.cohorts != nil {
+		g.cohorts.collect(ch, snap, since)
+	}
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
@@ -251,6 +279,7 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 	if g.opts.Unadmitted {
 		g.collectUnadmitted(snap, gauge)
 	}
+	g.finished.collect(snap, g.opts, gauge)
 	if !g.opts.LocalQueue {
 		return
 	}

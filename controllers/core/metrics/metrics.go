@@ -70,6 +70,10 @@ type Workload struct {
 	// WorkloadPriorityClass or a pod PriorityClass), empty without one, as
 	// Kueue's priority_class label.
 	PriorityClass string
+	// Cohorts are its ClusterQueue's Cohort and that Cohort's ancestors, in
+	// which kueue_cohort_subtree_admitted_workloads_total counts an
+	// admission (cohort.go); empty without a Cohort.
+	Cohorts CohortPath
 }
 
 // Metrics holds the collectors. It registers itself when started as a manager
@@ -180,15 +184,15 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 			Help: "The number of evicted workloads per LocalQueue, reason, underlying_cause and priority_class",
 		}, []string{"name", "namespace", "reason", "underlying_cause", "priority_class", "replica_role"}),
 		gauges:    newGaugeCollector(opts, snapshot),
-		cohorts:   newCohortFamilies(opts, snapshot),
+		cohorts:   newCohortFamilies(opts),
 		lifecycle: newLifecycleFamilies(opts),
 	}
+	m.gauges.cohorts = m.cohorts
 	m.collectors = []prometheus.Collector{m.admitted, m.waitTime, m.quotaReserved, m.quotaReservedWait,
 		m.attempts, m.attemptDuration, m.preempted, m.evicted, m.evictedOnce, m.gauges, newBuildInfo(version.Get())}
 	if opts.LocalQueue {
 		m.collectors = append(m.collectors, m.lqAdmitted, m.lqWaitTime, m.lqQuotaReserved, m.lqQuotaReservedWait, m.lqEvicted)
 	}
-	m.collectors = append(m.collectors, m.cohorts.collectors()...)
 	m.collectors = append(m.collectors, m.lifecycle.collectors()...)
 	return m
 }
@@ -261,6 +265,7 @@ func (m *Metrics) Admitted(w Workload, wait time.Duration) {
 	m.waitTime.WithLabelValues(w.ClusterQueue, w.PriorityClass, role).Observe(s)
 	m.quotaReserved.WithLabelValues(w.ClusterQueue, w.PriorityClass, role).Inc()
 	m.quotaReservedWait.WithLabelValues(w.ClusterQueue, w.PriorityClass, role).Observe(s)
+	m.cohorts.countAdmitted(w, role)
 	if !m.localQueue(w) {
 		return
 	}
