@@ -270,6 +270,7 @@ func (l *loop) runCycle(ctx context.Context) time.Duration {
 		decisions = s.Cycle(start)
 		again = s.WantsCycle()
 		cohorts = admissionCohorts(s, decisions)
+		l.metrics.PreemptionSkips(s.PreemptionSkips())
 	})
 	took := l.now().Sub(start)
 	if again {

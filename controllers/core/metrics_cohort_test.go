@@ -38,7 +38,7 @@ type cohortSeries map[string]float64
 func scrapeCohorts(t *testing.T, e *Engine, fairSharing bool) cohortSeries {
 	t.Helper()
 	var calls atomic.Int32
-	inner := metricsSnapshot(e, NewRole(false), newPendingTracker(), nil, nil, false)
+	inner := metricsSnapshot(e, NewRole(false), newPendingTracker(), nil, nil, false, false)
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg, metrics.Options{Cohorts: true, FairSharing: fairSharing}, func() metrics.Snapshot {
 		calls.Add(1)

@@ -25,9 +25,11 @@ import (
 // gate) and the kueue_finished_workloads ones count.
 // pendingResources (metrics.enableClusterQueueResources) sums the pending
 // workloads' requests for kueue_cluster_queue_resource_pending, a walk of
-// every pending workload.
+// every pending workload. classes (SchedulingEquivalenceHashing) counts the
+// classes of each ClusterQueue's pending workloads for
+// kueue_pending_scheduling_hashes, another.
 func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels func(namespace, name string) map[string]string,
-	workloads client.Reader, pendingResources bool) func() metrics.Snapshot {
+	workloads client.Reader, pendingResources, classes bool) func() metrics.Snapshot {
 	return func() metrics.Snapshot {
 		snap := metrics.Snapshot{ReplicaRole: role.Label()}
 		var clusterQueueOf map[types.NamespacedName]string
@@ -45,6 +47,9 @@ func metricsSnapshot(e *Engine, role *Role, pending *pendingTracker, lqLabels fu
 				}
 				cqActive[name] = v.Active
 				cq := clusterQueueMetrics(v, pending.inadmissibleCQ(name))
+				if classes {
+					cq.ActiveHashes, cq.InadmissibleHashes, _ = s.ClusterQueuePendingClasses(name)
+				}
 				if pendingResources {
 					reqs, _ := s.ClusterQueuePendingRequests(name)
 					for _, r := range slices.Sorted(maps.Keys(reqs)) {

@@ -47,7 +47,7 @@ func TestMetricsSnapshotActiveWorkloadsAndLocalQueueStatus(t *testing.T) {
 			}
 		}
 	})
-	snap := metricsSnapshot(e, NewRole(false), newPendingTracker(), nil, nil, true)()
+	snap := metricsSnapshot(e, NewRole(false), newPendingTracker(), nil, nil, true, false)()
 	if snap.ReplicaRole != RoleStandalone {
 		t.Errorf("replica role %q, want %q", snap.ReplicaRole, RoleStandalone)
 	}

@@ -80,6 +80,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 		Unadmitted:              cfg.FeatureGate(configapi.FeatureUnadmittedWorkloadsObservability),
 		ReplicaRole:             role.Label,
 		Cohorts:                 cfg.FeatureGate(configapi.FeatureMetricsForCohorts),
+		SchedulingHashes:        cfg.FeatureGate(configapi.FeatureSchedulingEquivalenceHashing),
 		WorkloadCreationLatency: cfg.FeatureGate(configapi.FeatureMetricForWorkloadCreationLatency),
 	}
 	var lqLabels func(namespace, name string) map[string]string
@@ -90,7 +91,7 @@ func Setup(mgr manager.Manager, cfg *configapi.Configuration, opts Options) erro
 	// The cached Workloads: the finished gauges count them at every scrape,
 	// and the unadmitted ones with their gate.
 	var workloads client.Reader = mgr.GetCache()
-	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels, workloads, mopts.ClusterQueueResources))
+	m := metrics.New(opts.Registerer, mopts, metricsSnapshot(engine, role, pending, lqLabels, workloads, mopts.ClusterQueueResources, mopts.SchedulingHashes))
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding metrics: %w", err)
 	}

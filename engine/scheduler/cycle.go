@@ -43,6 +43,7 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 	s.heads.reset()
 	s.heldOnce = false
 	s.cycleCharges = s.cycleCharges[:0]
+	clear(s.skips)
 	defer func() { s.inCycle = false }()
 	if s.admittedInCycle {
 		// What the last cycle admitted may be preempted from now on.

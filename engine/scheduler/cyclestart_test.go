@@ -49,11 +49,19 @@ func TestKueueTargetsChosenAtCycleStartNoLongerFitAreSkipped(t *testing.T) {
 	if p := mustPending(t, ds, "p2", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
 		t.Fatalf("p2's message %q, want Kueue's %q", p.Message, skippedMessage)
 	}
+	// Kueue counts the skip (mode Preempt, "no longer fits") in
+	// kueue_admission_cycle_preemption_skips.
+	if got := s.PreemptionSkips(); len(got) != 1 || got["cqp"] != 1 {
+		t.Errorf("PreemptionSkips() = %v, want cqp: 1", got)
+	}
 	// Next cycle p2 searches the tree as it then stands and evicts both of
-	// cqb's workloads, as Kueue's next cycle does.
+	// cqb's workloads, as Kueue's next cycle does; the count is the cycle's.
 	ds = s.Cycle(now.Add(time.Second))
 	if got := victimNames(ds); got != "b1:InCohortReclamation,b2:InCohortReclamation" {
 		t.Fatalf("victims %q, want b1 and b2, for p2 (decisions %v)", got, ds)
+	}
+	if got := s.PreemptionSkips(); len(got) != 0 {
+		t.Errorf("PreemptionSkips() after a cycle without skips = %v, want none", got)
 	}
 }
 

@@ -98,6 +98,9 @@ type kfScheduleCase struct {
 	// gives the Pending message of some workloads.
 	overlapWaits bool
 	wantMessage  map[string]string
+	// wantSkips is, per ClusterQueue, what the cycle's PreemptionSkips
+	// must say (kueue_admission_cycle_preemption_skips), 0 for one absent.
+	wantSkips map[string]int
 }
 
 func kfAdmitSummary(ds []Decision) []string {
@@ -169,6 +172,12 @@ func kfRunSchedule(t *testing.T, tc kfScheduleCase) {
 	opts.WaitOnOverlappingTargets = tc.overlapWaits
 	s := world(t, opts, objs...)
 	ds := s.Cycle(now)
+	skips := s.PreemptionSkips()
+	for cq, want := range tc.wantSkips {
+		if skips[cq] != want {
+			t.Errorf("%d preemptions skipped in %s, want %d (all: %v)", skips[cq], cq, want, skips)
+		}
+	}
 	for k, want := range tc.wantMessage {
 		found := false
 		for _, d := range ds {
@@ -651,6 +660,7 @@ func TestKueueScheduleForFairSharing(t *testing.T) {
 				"eng-beta/pretending-preemptor<-eng-beta/b1:" + PreemptionInClusterQueue,
 			},
 			wantPending: []string{"eng-alpha/preemptor", "eng-beta/pretending-preemptor"},
+			wantSkips:   map[string]int{"other-alpha": 0, "other-beta": 0},
 		},
 		{
 			// Kueue's own case, with the gate off: the other preemptor's
@@ -667,6 +677,10 @@ func TestKueueScheduleForFairSharing(t *testing.T) {
 			},
 			wantPending: []string{"eng-alpha/preemptor", "eng-beta/pretending-preemptor"},
 			wantMessage: map[string]string{"eng-beta/pretending-preemptor": overlappingTargetsMessage},
+			// Kueue's processEntry counts a head whose targets overlap
+			// another's (skippedPreemptions[cq]++) in
+			// kueue_admission_cycle_preemption_skips.
+			wantSkips: map[string]int{"other-alpha": 0, "other-beta": 1},
 		},
 		{
 			name: "not enough resources with fair sharing enabled",

@@ -293,6 +293,10 @@ type Scheduler struct {
 	// the evictions in flight complete (see deferFit); unlike holds, their
 	// own queue sees them.
 	deferredFits []heldCharge
+	// skips counts, per ClusterQueue, the workloads of the last cycle whose
+	// preemption was skipped because earlier heads of the cycle needed the
+	// same room (see PreemptionSkips).
+	skips map[string]int
 	// candVer counts changes of what a preemption search may take beyond the
 	// cache's usage (the admitted set, victims in flight, and the workloads
 	// admitted by the last cycle becoming candidates): a remembered flavor

@@ -258,6 +258,9 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 		rn.took = true
 		return out, true
 	}
+	if scope == scopeOverlap || scope == scopeContended {
+		s.noteSkip(rn.q.Name())
+	}
 	if scope == scopeOverlap {
 		s.unpark(r)
 		rn.outcome.active = true

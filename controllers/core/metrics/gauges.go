@@ -59,6 +59,10 @@ type ClusterQueue struct {
 	// Pending is what its pending workloads ask for, per resource, in the
 	// resource's usual unit, before flavors (with ClusterQueueResources).
 	Pending []PendingResource
+	// ActiveHashes and InadmissibleHashes count the distinct scheduling
+	// equivalence classes of its pending workloads, not parked and parked
+	// (with Options.SchedulingHashes).
+	ActiveHashes, InadmissibleHashes int
 }
 
 // PendingResource is one resource of kueue_cluster_queue_resource_pending.
@@ -103,8 +107,12 @@ type gaugeCollector struct {
 	// cohorts reports the Cohort families from the same snapshot: one
 	// engine read and one Workload list per scrape.
 	cohorts *cohortFamilies
+	// skips is kueue_admission_cycle_preemption_skips, reported for the
+	// snapshot's ClusterQueues.
+	skips *preemptionSkips
 
 	pending, weightedShare, cqStatus              *prometheus.Desc
+	pendingHashes                                 *prometheus.Desc
 	reservingActive, admittedActive               *prometheus.Desc
 	usage, reservation, pendingResources          *prometheus.Desc
 	nominal, borrowingLimit, lendingLimit         *prometheus.Desc
@@ -133,6 +141,9 @@ func newGaugeCollector(opts Options, snapshot func() Snapshot) *gaugeCollector {
 		finished: newFinishedGauges(),
 		pending: prometheus.NewDesc("kueue_pending_workloads",
 			"The number of pending workloads, per cluster_queue and status (active: waiting for a cycle; inadmissible: the last cycle could not admit it)",
+			[]string{"cluster_queue", "status", "replica_role"}, nil),
+		pendingHashes: prometheus.NewDesc("kueue_pending_scheduling_hashes",
+			"The number of distinct scheduling equivalence hashes of the pending workloads, per cluster_queue and status (active: not parked; inadmissible: parked until a requeue event)",
 			[]string{"cluster_queue", "status", "replica_role"}, nil),
 		reservingActive: prometheus.NewDesc("kueue_reserving_active_workloads",
 			"The number of workloads holding quota reserved in a ClusterQueue",
@@ -193,7 +204,13 @@ func (g *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 	if g.cohorts != nil {
 		g.cohorts.describe(ch)
 	}
+	if g.skips != nil {
+		ch <- g.skips.desc
+	}
 	ch <- g.pending
+	if g.opts.SchedulingHashes {
+		ch <- g.pendingHashes
+	}
 	ch <- g.cqStatus
 	ch <- g.reservingActive
 	ch <- g.admittedActive
@@ -240,10 +257,17 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
+	if g.skips != nil {
+		g.skips.collect(snap, gauge)
+	}
 	role := snap.ReplicaRole
 	for _, cq := range snap.ClusterQueues {
 		gauge(g.pending, float64(cq.PendingActive), cq.Name, StatusActive, role)
 		gauge(g.pending, float64(cq.PendingInadmissible), cq.Name, StatusInadmissible, role)
+		if g.opts.SchedulingHashes {
+			gauge(g.pendingHashes, float64(cq.ActiveHashes), cq.Name, StatusActive, role)
+			gauge(g.pendingHashes, float64(cq.InadmissibleHashes), cq.Name, StatusInadmissible, role)
+		}
 		gauge(g.reservingActive, float64(cq.AdmittedWorkloads), cq.Name, role)
 		gauge(g.admittedActive, float64(cq.AdmittedWorkloads), cq.Name, role)
 		for _, st := range clusterQueueStatuses {

@@ -54,8 +54,12 @@ type Options struct {
 	// LocalQueueLabels gives a LocalQueue's labels for LocalQueueSelector
 	// when a counter of a LocalQueue changes; nil with no selector.
 	LocalQueueLabels func(namespace, name string) map[string]string
-	// Cohorts exports the Cohort families (Kueue's MetricsForCohorts gate).
+	// Cohorts exports kueue_cohort_info and kueue_cluster_queue_info
+	// (Kueue's MetricsForCohorts gate).
 	Cohorts bool
+	// SchedulingHashes exports kueue_pending_scheduling_hashes (Kueue's
+	// SchedulingEquivalenceHashing gate).
+	SchedulingHashes bool
 	// WorkloadCreationLatency exports kueue_workload_creation_latency_seconds
 	// (Kueue's MetricForWorkloadCreationLatency gate).
 	WorkloadCreationLatency bool
@@ -98,6 +102,7 @@ type Metrics struct {
 	// of a workload's life after admission (lifecycle.go).
 	cohorts   *cohortFamilies
 	lifecycle *lifecycleFamilies
+	skips     *preemptionSkips
 
 	// The LocalQueue families, registered only with Options.LocalQueue.
 	lqAdmitted          *prometheus.CounterVec
@@ -186,8 +191,9 @@ func New(reg prometheus.Registerer, opts Options, snapshot func() Snapshot) *Met
 		gauges:    newGaugeCollector(opts, snapshot),
 		cohorts:   newCohortFamilies(opts),
 		lifecycle: newLifecycleFamilies(opts),
+		skips:     newPreemptionSkips(),
 	}
-	m.gauges.cohorts = m.cohorts
+	m.gauges.cohorts, m.gauges.skips = m.cohorts, m.skips
 	m.collectors = []prometheus.Collector{m.admitted, m.waitTime, m.quotaReserved, m.quotaReservedWait,
 		m.attempts, m.attemptDuration, m.preempted, m.evicted, m.evictedOnce, m.gauges, newBuildInfo(version.Get())}
 	if opts.LocalQueue {

@@ -19,9 +19,9 @@ import (
 // resource gauges and fair sharing's weighted share, and LocalQueue metrics
 // are on by default; the manager here is configured the same way.
 //
-// One family of Kueue's list is not exported by Quokka, and not checked:
-// kueue_pending_scheduling_hashes, Kueue's count of the distinct scheduling
-// hashes of its pending workloads, an internal of its queue manager.
+// Every family of Kueue's list is checked, kueue_pending_scheduling_hashes
+// (the distinct classes of the pending workloads) since a seventeenth
+// session, with the workload that waits behind the admitted one.
 //
 // The rest of Kueue's It (deleting the ClusterQueue and the LocalQueue
 // removes their series) is not ported: Quokka's gauges are read from the
@@ -37,6 +37,8 @@ func TestKueueDefaultMetricsAreAvailable(t *testing.T) {
 	})
 	create(t, makeWL(ns, "test-workload", "q", "cpu", "1"))
 	waitAdmitted(t, ns, "test-workload")
+	// A second workload does not fit beside the first: it waits, parked.
+	create(t, makeWL(ns, "waiting", "q", "cpu", "1"))
 
 	role := "standalone"
 	cq := map[string]string{"cluster_queue": ns, "replica_role": role}
@@ -62,7 +64,9 @@ func TestKueueDefaultMetricsAreAvailable(t *testing.T) {
 		{"kueue_admission_attempts_total", map[string]string{"result": "success", "replica_role": role}, anyValue},
 		{"kueue_admission_attempt_duration_seconds_count", map[string]string{"result": "success", "replica_role": role}, anyValue},
 		{"kueue_pending_workloads", with(cq, "status", "active"), 0},
-		{"kueue_pending_workloads", with(cq, "status", "inadmissible"), 0},
+		{"kueue_pending_workloads", with(cq, "status", "inadmissible"), 1},
+		{"kueue_pending_scheduling_hashes", with(cq, "status", "active"), 0},
+		{"kueue_pending_scheduling_hashes", with(cq, "status", "inadmissible"), 1},
 		{"kueue_reserving_active_workloads", cq, 1},
 		{"kueue_admitted_active_workloads", cq, 1},
 		{"kueue_quota_reserved_workloads_total", with(cq, "priority_class", ""), 1},
@@ -72,8 +76,8 @@ func TestKueueDefaultMetricsAreAvailable(t *testing.T) {
 		{"kueue_cluster_queue_resource_usage", cell, 1},
 		{"kueue_cluster_queue_status", with(cq, "status", "active"), 1},
 		{"kueue_cluster_queue_resource_reservation", cell, 1},
-		// Nothing pending: the covered resource at 0.
-		{"kueue_cluster_queue_resource_pending", with(cq, "resource", "cpu"), 0},
+		// The waiting workload's cpu.
+		{"kueue_cluster_queue_resource_pending", with(cq, "resource", "cpu"), 1},
 		{"kueue_cluster_queue_nominal_quota", cell, 1},
 		{"kueue_cluster_queue_borrowing_limit", cell, math.Inf(1)},
 		{"kueue_cluster_queue_lending_limit", cell, math.Inf(1)},
@@ -81,6 +85,7 @@ func TestKueueDefaultMetricsAreAvailable(t *testing.T) {
 
 		// LocalQueue metrics.
 		{"kueue_local_queue_pending_workloads", with(lq, "status", "active"), 0},
+		{"kueue_local_queue_pending_workloads", with(lq, "status", "inadmissible"), 1},
 		{"kueue_local_queue_reserving_active_workloads", lq, 1},
 		{"kueue_local_queue_admitted_active_workloads", lq, 1},
 		{"kueue_local_queue_quota_reserved_workloads_total", with(lq, "priority_class", ""), 1},
