@@ -15,22 +15,9 @@ import (
 // as histogramCounts keys them.
 func histogramSums(t *testing.T, reg prometheus.Gatherer, name string) map[string]float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]float64{}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			var parts []string
-			for _, p := range m.GetLabel() {
-				parts = append(parts, p.GetName()+"="+p.GetValue())
-			}
-			out[strings.Join(parts, ",")] = m.GetHistogram().GetSampleSum()
-		}
+	for k, h := range histograms(t, reg, name) {
+		out[k] = h.sum
 	}
 	return out
 }

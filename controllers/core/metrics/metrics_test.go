@@ -30,11 +30,28 @@ func leader() string { return "leader" }
 // keyed by its labels as name=value pairs joined by commas, in label order.
 func histogramCounts(t *testing.T, reg prometheus.Gatherer, name string) map[string]uint64 {
 	t.Helper()
+	out := map[string]uint64{}
+	for k, h := range histograms(t, reg, name) {
+		out[k] = h.count
+	}
+	return out
+}
+
+// histogramSeries is one histogram series' sample count and sum.
+type histogramSeries struct {
+	count uint64
+	sum   float64
+}
+
+// histograms is every series of a histogram family, keyed as
+// histogramCounts keys them.
+func histograms(t *testing.T, reg prometheus.Gatherer, name string) map[string]histogramSeries {
+	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]uint64{}
+	out := map[string]histogramSeries{}
 	for _, mf := range mfs {
 		if mf.GetName() != name {
 			continue
@@ -44,7 +61,7 @@ func histogramCounts(t *testing.T, reg prometheus.Gatherer, name string) map[str
 			for _, p := range m.GetLabel() {
 				parts = append(parts, p.GetName()+"="+p.GetValue())
 			}
-			out[strings.Join(parts, ",")] = m.GetHistogram().GetSampleCount()
+			out[strings.Join(parts, ",")] = histogramSeries{count: m.GetHistogram().GetSampleCount(), sum: m.GetHistogram().GetSampleSum()}
 		}
 	}
 	return out
