@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/resources"
 	"quokka.dev/quokka/engine/workload"
@@ -79,6 +80,9 @@ func (s *sim) submit(d *manifest.Document) error {
 		if err := s.queueUnlabelledJob(wl); err != nil {
 			return err
 		}
+	}
+	if d.Key.Kind == manifest.KindJob {
+		s.defaultPriorityClass(wl)
 	}
 	key := types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name}
 	if ref := wl.Spec.PriorityClassRef; ref != nil && ref.Kind == "WorkloadPriorityClass" {
@@ -371,6 +375,26 @@ func (s *sim) queueUnlabelledJob(wl *kueue.Workload) error {
 	}
 	return fmt.Errorf("metadata.labels[%s]: Required value: at %s the Job names no LocalQueue, namespace %q has no LocalQueue %q, and the Configuration does not manage Jobs without a queue name there (manageJobsWithoutQueueName): Kueue would not manage it, and the simulator runs only managed Jobs",
 		kueue.QueueNameLabel, formatDuration(s.now), wl.Namespace, defaultLocalQueue)
+}
+
+// defaultPriorityClass gives the Workload of a Job submitted without the
+// priority-class label the WorkloadPriorityClass named "default", when it
+// exists then, as Kueue's Job webhook does with its
+// WorkloadPriorityClassDefaulting gate (on by default; the manager's Job
+// webhook does the same).
+func (s *sim) defaultPriorityClass(wl *kueue.Workload) {
+	if wl.Labels[kueue.PriorityClassLabel] != "" || !s.config.FeatureGate(configv1beta2.FeatureWorkloadPriorityClassDefaulting) {
+		return
+	}
+	if _, ok := s.world.wpcs[kueue.DefaultWorkloadPriorityClass]; !ok {
+		return
+	}
+	if wl.Labels == nil {
+		wl.Labels = map[string]string{}
+	}
+	wl.Labels[kueue.PriorityClassLabel] = kueue.DefaultWorkloadPriorityClass
+	wl.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup,
+		Kind: kueue.WorkloadPriorityClassKind, Name: kueue.DefaultWorkloadPriorityClass}
 }
 
 // defaultLocalQueue is the LocalQueue Kueue gives a Job without the

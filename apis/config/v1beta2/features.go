@@ -72,6 +72,11 @@ const (
 	// decides: queue order, preemption policies and victim order (Kueue's
 	// gate, KEP-7990, alpha and off by default since v0.17).
 	FeaturePriorityBoost Feature = "PriorityBoost"
+	// FeatureWorkloadPriorityClassDefaulting gives a Job created without the
+	// kueue.x-k8s.io/priority-class label the WorkloadPriorityClass named
+	// "default", when one exists (Kueue's gate, beta and on by default since
+	// v0.20; alpha and off in v0.18 and v0.19).
+	FeatureWorkloadPriorityClassDefaulting Feature = "WorkloadPriorityClassDefaulting"
 )
 
 // Maturity is a feature's stage; it only documents what a default means.
@@ -109,6 +114,7 @@ var knownFeatures = map[Feature]FeatureSpec{
 	FeatureMetricsForCohorts:                               {Default: true, Maturity: Beta},
 	FeatureMetricForWorkloadCreationLatency:                {Default: true, Maturity: Beta},
 	FeaturePriorityBoost:                                   {Default: false, Maturity: Alpha},
+	FeatureWorkloadPriorityClassDefaulting:                 {Default: true, Maturity: Beta},
 }
 
 // KnownFeatures returns a copy of the features Quokka knows, with their defaults.

@@ -34,6 +34,8 @@ func TestFeatureGateDefaults(t *testing.T) {
 		FeatureMetricForWorkloadCreationLatency: true,
 		// Alpha and off in Kueue since v0.17.
 		FeaturePriorityBoost: false,
+		// Beta and on in Kueue since v0.20.
+		FeatureWorkloadPriorityClassDefaulting: true,
 	}
 	if got := Default().ResolvedFeatureGates(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ResolvedFeatureGates() = %v; want %v", got, want)

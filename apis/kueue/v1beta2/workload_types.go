@@ -11,6 +11,11 @@ const (
 	QueueNameLabel = "kueue.x-k8s.io/queue-name"
 	// PriorityClassLabel on a job names its WorkloadPriorityClass.
 	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	// DefaultWorkloadPriorityClass is the WorkloadPriorityClass a Job
+	// created without PriorityClassLabel gets, when it exists and the
+	// WorkloadPriorityClassDefaulting gate is on (Kueue's
+	// DefaultWorkloadPriorityClassName).
+	DefaultWorkloadPriorityClass = "default"
 	// ResourceInUseFinalizerName keeps a Job's Workload until the Job no longer
 	// needs it.
 	ResourceInUseFinalizerName = "kueue.x-k8s.io/resource-in-use"

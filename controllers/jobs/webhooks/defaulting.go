@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/controllers/jobs/job"
@@ -113,4 +114,33 @@ func (w *JobWebhook) validateQueueNameKept(ctx context.Context, old, j *batchv1.
 		return nil, err
 	}
 	return field.ErrorList{field.Invalid(queueLabelPath, "", "queue-name must not be empty in namespace with default queue")}, nil
+}
+
+// defaultPriorityClass labels a Job created without the priority-class label
+// with the WorkloadPriorityClass named "default", when there is one (Kueue's
+// ApplyDefaultWorkloadPriorityClass, behind its WorkloadPriorityClassDefaulting
+// gate, on by default since v0.20). The label then decides the Workload's
+// priority as a label set by the Job's author does, ahead of a pod priority
+// class. A Job whose parent is managed is left alone, as its parent is the
+// one queued. Kueue applies it to every Job its webhook sees, managed or not;
+// so does this one. A failed lookup leaves the Job unlabelled, as in Kueue.
+func (w *JobWebhook) defaultPriorityClass(ctx context.Context, j *batchv1.Job) error {
+	if !w.DefaultPriorityClass || j.Labels[kueue.PriorityClassLabel] != "" || ownerManaged(j) {
+		return nil
+	}
+	err := w.Client.Get(ctx, client.ObjectKey{Name: kueue.DefaultWorkloadPriorityClass}, &kueue.WorkloadPriorityClass{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		// As Kueue: the Job is created without the label rather than
+		// refused for a lookup that failed.
+		log.FromContext(ctx).V(2).Error(err, "looking up the default WorkloadPriorityClass", "job", client.ObjectKeyFromObject(j))
+		return nil
+	}
+	if j.Labels == nil {
+		j.Labels = map[string]string{}
+	}
+	j.Labels[kueue.PriorityClassLabel] = kueue.DefaultWorkloadPriorityClass
+	return nil
 }

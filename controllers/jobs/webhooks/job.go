@@ -38,6 +38,9 @@ type JobWebhook struct {
 	// managedJobsNamespaceSelector (see defaulting.go).
 	ManageJobsWithoutQueueName bool
 	ManagedNamespaces          labels.Selector
+	// DefaultPriorityClass is Kueue's WorkloadPriorityClassDefaulting gate
+	// (see defaulting.go).
+	DefaultPriorityClass bool
 }
 
 var (
@@ -52,6 +55,9 @@ var (
 // (see defaulting.go). The webhook is called on create only.
 func (w *JobWebhook) Default(ctx context.Context, j *batchv1.Job) error {
 	if err := w.defaultLocalQueue(ctx, j); err != nil {
+		return err
+	}
+	if err := w.defaultPriorityClass(ctx, j); err != nil {
 		return err
 	}
 	suspend, err := w.shouldSuspend(ctx, j)

@@ -181,7 +181,8 @@ func (r *registrar) readyz(req *http.Request) error {
 // register adds the handlers; its first argument is the server's Register.
 func register(add func(string, http.Handler), mgr manager.Manager, cfg *configapi.Configuration) {
 	c, s := mgr.GetClient(), mgr.GetScheme()
-	jobs := &JobWebhook{Client: c, ManageJobsWithoutQueueName: cfg.ManageJobsWithoutQueueName, ManagedNamespaces: cfg.ManagedNamespaces()}
+	jobs := &JobWebhook{Client: c, ManageJobsWithoutQueueName: cfg.ManageJobsWithoutQueueName, ManagedNamespaces: cfg.ManagedNamespaces(),
+		DefaultPriorityClass: cfg.FeatureGate(configapi.FeatureWorkloadPriorityClassDefaulting)}
 	add(MutateJobPath, admission.WithDefaulter[*batchv1.Job](s, jobs))
 	add(ValidateJobPath, admission.WithValidator[*batchv1.Job](s, jobs))
 	add(ValidateLocalQueuePath, admission.WithValidator[*kueue.LocalQueue](s, &LocalQueueWebhook{Client: c}))
