@@ -111,7 +111,7 @@ func clusterQueueMetrics(v scheduler.ClusterQueueView, inadmissible int) metrics
 	inadmissible = min(inadmissible, v.PendingWorkloads)
 	out := metrics.ClusterQueue{Name: v.Name, Cohort: v.Cohort, Status: metrics.StatusPending,
 		PendingActive: v.PendingWorkloads - inadmissible, PendingInadmissible: inadmissible,
-		AdmittedWorkloads: v.AdmittedWorkloads, WeightedShare: &v.WeightedShare}
+		AdmittedWorkloads: v.AdmittedWorkloads, WeightedShare: &v.PreciseWeightedShare}
 	switch {
 	case v.Terminating:
 		out.Status = metrics.StatusTerminating

@@ -291,6 +291,7 @@ func TestKueueDominantResourceShare(t *testing.T) {
 				}
 				t.Errorf("dominant resource shares differ from Kueue's")
 			}
+			checkPrecise(t, c)
 		})
 	}
 }
@@ -402,4 +403,32 @@ func exactShare(t *testing.T, s string) Share {
 		t.Fatalf("Kueue share %q has no exact Share", s)
 	}
 	return Share(r.Num().Int64())
+}
+
+// checkPrecise checks every node's Precise share against its rounded share:
+// Kueue's status value is the precise share rounded up (roundedWeightedShare),
+// so the float the metrics report and the integer the status and the
+// decisions read must agree (to within the float's last bits).
+func checkPrecise(t *testing.T, c *quota.Cache) {
+	t.Helper()
+	check := func(n quota.FairNode) {
+		p, w := Precise(n), Of(n).Weighted()
+		switch {
+		case w == math.MaxInt64:
+			if !math.IsInf(p, 1) {
+				t.Errorf("%s: Precise %v, want +Inf (an infinite share)", n.NodeName(), p)
+			}
+		case int64(math.Ceil(p)) != w && (int64(math.Ceil(p)) != w+1 || p-float64(w) > 1e-9*max(1, float64(w))):
+			// The float may land a few bits above an integer share.
+			t.Errorf("%s: Precise %v rounds up to %v, the share is %d", n.NodeName(), p, math.Ceil(p), w)
+		}
+	}
+	for _, name := range c.CohortNames() {
+		co, _ := c.Cohort(name)
+		check(co)
+	}
+	for _, name := range c.ClusterQueueNames() {
+		q, _ := c.ClusterQueue(name)
+		check(q)
+	}
 }

@@ -65,6 +65,10 @@ type ClusterQueueView struct {
 	// infinite). Computed whether or not fair sharing is on; drivers publish it
 	// only when it is.
 	WeightedShare int64
+	// PreciseWeightedShare is the same share unrounded, Kueue's
+	// PreciseWeightedShare (+Inf when it borrows with weight 0), which
+	// kueue_cluster_queue_weighted_share reports.
+	PreciseWeightedShare float64
 }
 
 // ClusterQueueNames returns the names of all ClusterQueues, sorted.
@@ -79,7 +83,8 @@ func (s *Scheduler) ClusterQueueSnapshot(name string) (ClusterQueueView, bool) {
 	st := s.cache.Status(q)
 	v := ClusterQueueView{Name: name, Cohort: q.CohortName(), Active: st.Active, ActiveReason: st.Reason, ActiveMessage: st.Message,
 		ActiveCondition: st.Condition, Terminating: q.Terminating,
-		AdmittedWorkloads: len(s.admittedByCQ[name]), WeightedShare: fairsharing.Of(q).Weighted()}
+		AdmittedWorkloads: len(s.admittedByCQ[name]), WeightedShare: fairsharing.Of(q).Weighted(),
+		PreciseWeightedShare: fairsharing.Precise(q)}
 	// Kueue enforces borrowed 0 for a queue without a Cohort (Cache.getUsage,
 	// guarded by HasParent, which holds for a queue whose Cohort is in a
 	// cycle too, as CohortName does): usage above nominal there is not

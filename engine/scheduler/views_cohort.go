@@ -1,10 +1,7 @@
 package scheduler
 
 import (
-	"math"
-
-	corev1 "k8s.io/api/core/v1"
-
+	"quokka.dev/quokka/engine/fairsharing"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/resources"
 )
@@ -54,7 +51,7 @@ func (s *Scheduler) CohortSubtrees() []CohortSubtreeView {
 			v.Root, _ = c.RootName()
 			v.SubtreeQuota = c.SubtreeQuota()
 			v.Reservations = resources.Amounts{}
-			v.WeightedShare = preciseWeightedShare(c)
+			v.WeightedShare = fairsharing.Precise(c)
 		}
 		at[name] = len(out)
 		out = append(out, v)
@@ -103,34 +100,4 @@ func (s *Scheduler) ClusterQueueAncestors(name string) []string {
 		out[i] = a.Name()
 	}
 	return out
-}
-
-// preciseWeightedShare is Kueue's DRS.PreciseWeightedShare of a Cohort in
-// floating point: per resource, what the Cohort uses above its subtree quota
-// (summed over flavors) times 1000 over what its parent could lend of it,
-// the largest of these, divided by the weight. The engine's decisions use
-// fairsharing.Of, which reads the same quantities in fixed point; a metric
-// dashboards compare with Kueue's needs Kueue's float.
-func preciseWeightedShare(c *quota.Cohort) float64 {
-	parent := c.ParentCohort()
-	if parent == nil {
-		return 0
-	}
-	borrowed := map[corev1.ResourceName]int64{}
-	c.EachBorrowed(func(fr resources.FlavorResource, b int64) {
-		borrowed[fr.Resource] = resources.Add(borrowed[fr.Resource], b)
-	})
-	var ratio float64
-	for r, b := range borrowed {
-		if l := parent.LendableOf(r); l > 0 {
-			ratio = max(ratio, float64(b)*1000/float64(l))
-		}
-	}
-	switch {
-	case ratio == 0:
-		return 0
-	case c.FairWeight() <= 0:
-		return math.Inf(1)
-	}
-	return ratio / (float64(c.FairWeight()) / 1000)
 }

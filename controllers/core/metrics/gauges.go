@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"math"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -53,8 +55,10 @@ type ClusterQueue struct {
 	// reserving and the admitted ones, which are the same without admission
 	// checks.
 	AdmittedWorkloads int
-	// WeightedShare is reported when fair sharing is on.
-	WeightedShare *int64
+	// WeightedShare is reported when fair sharing is on: Kueue's precise
+	// share (not the status's rounded one), +Inf for a borrower of weight 0,
+	// which the gauge reports as NaN, as Kueue's does.
+	WeightedShare *float64
 	Cells         []Cell
 	// Pending is what its pending workloads ask for, per resource, in the
 	// resource's usual unit, before flavors (with ClusterQueueResources).
@@ -278,7 +282,11 @@ func (g *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(g.cqStatus, v, cq.Name, st, role)
 		}
 		if g.opts.FairSharing && cq.WeightedShare != nil {
-			gauge(g.weightedShare, float64(*cq.WeightedShare), cq.Name, cq.Cohort, role)
+			share := *cq.WeightedShare
+			if math.IsInf(share, 1) {
+				share = math.NaN()
+			}
+			gauge(g.weightedShare, share, cq.Name, cq.Cohort, role)
 		}
 		if !g.opts.ClusterQueueResources {
 			continue

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -298,15 +299,24 @@ kueue_local_queue_status{active="Unknown",name="stopped",namespace="ns",replica_
 }
 
 // kueue_cluster_queue_weighted_share is labelled cluster_queue, cohort and
-// replica_role, as Kueue's, and exported with fair sharing only.
+// replica_role, as Kueue's, exported with fair sharing only, and reports
+// Kueue's precise share (a third of the lendable cpu is 333.33..., not the
+// status's 334), NaN for a borrower of weight 0 (pkg/cache/scheduler:
+// reportWeightedShare turns +Inf into NaN).
 func TestWeightedShareGaugeLabels(t *testing.T) {
 	t.Parallel()
-	share := int64(250)
-	snap := Snapshot{ReplicaRole: "leader", ClusterQueues: []ClusterQueue{{Name: "cq", Cohort: "all", WeightedShare: &share}}}
+	share, third, inf := 250.0, 1000.0/3, math.Inf(1)
+	snap := Snapshot{ReplicaRole: "leader", ClusterQueues: []ClusterQueue{
+		{Name: "cq", Cohort: "all", WeightedShare: &share},
+		{Name: "third", Cohort: "all", WeightedShare: &third},
+		{Name: "zero-weight", Cohort: "all", WeightedShare: &inf},
+	}}
 	want := `
 # HELP kueue_cluster_queue_weighted_share The ClusterQueue's dominant resource share divided by its fair sharing weight, per thousand
 # TYPE kueue_cluster_queue_weighted_share gauge
 kueue_cluster_queue_weighted_share{cluster_queue="cq",cohort="all",replica_role="leader"} 250
+kueue_cluster_queue_weighted_share{cluster_queue="third",cohort="all",replica_role="leader"} 333.3333333333333
+kueue_cluster_queue_weighted_share{cluster_queue="zero-weight",cohort="all",replica_role="leader"} NaN
 `
 	g := newGaugeCollector(Options{FairSharing: true}, func() Snapshot { return snap })
 	if err := testutil.CollectAndCompare(g, strings.NewReader(want), "kueue_cluster_queue_weighted_share"); err != nil {
