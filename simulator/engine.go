@@ -99,6 +99,9 @@ type EngineOptions struct {
 	// off: only the workload whose evaluation failed is parked, not the
 	// workloads of its queue that Kueue's class cannot tell apart from it.
 	NoEquivalenceHashing bool
+	// PriorityBoost is Kueue's PriorityBoost gate: a Workload's
+	// kueue.x-k8s.io/priority-boost annotation is added to its priority.
+	PriorityBoost bool
 	// Resources is the Configuration's resources block (excluded prefixes,
 	// transformations); nil counts requests as they are.
 	Resources *configv1beta2.Resources

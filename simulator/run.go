@@ -230,6 +230,7 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 		NoReclaimablePods:             !cfg.FeatureGate(configv1beta2.FeatureReclaimablePods),
 		NoPrioritySortingWithinCohort: !cfg.FeatureGate(configv1beta2.FeaturePrioritySortingWithinCohort),
 		NoEquivalenceHashing:          !cfg.FeatureGate(configv1beta2.FeatureSchedulingEquivalenceHashing),
+		PriorityBoost:                 cfg.FeatureGate(configv1beta2.FeaturePriorityBoost),
 	}
 	if cfg.FairSharingEnabled() {
 		opts.FairSharing = cfg.FairSharing

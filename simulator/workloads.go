@@ -76,6 +76,12 @@ func (w *workloadRecord) clusterQueue() string {
 func (s *sim) submit(d *manifest.Document) error {
 	wl := d.Workload.DeepCopy()
 	s.stamp(&wl.ObjectMeta, d.Key)
+	if d.Key.Kind == manifest.KindJob && !s.namespaceManaged(wl.Namespace) {
+		// Kueue's ManagedJobsNamespaceSelectorAlwaysRespected (GA): its Job
+		// integration manages no Job there, labelled or not.
+		return fmt.Errorf("metadata.namespace: Invalid value: %q: at %s the Configuration's managedJobsNamespaceSelector does not match the Job's namespace: Kueue would not manage it, and the simulator runs only managed Jobs",
+			wl.Namespace, formatDuration(s.now))
+	}
 	if d.Key.Kind == manifest.KindJob && wl.Spec.QueueName == "" {
 		if err := s.queueUnlabelledJob(wl); err != nil {
 			return err

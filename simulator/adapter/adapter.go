@@ -56,6 +56,7 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		NoReclaimablePods:             opts.NoReclaimablePods,
 		NoPrioritySortingWithinCohort: opts.NoPrioritySortingWithinCohort,
 		NoEquivalenceHashing:          opts.NoEquivalenceHashing,
+		PriorityBoost:                 opts.PriorityBoost,
 		Resources:                     scheduler.ResourceRules(opts.Resources),
 		WaitForPodsReady:              scheduler.WaitForPodsReadyOptions(opts.WaitForPodsReady),
 		// The simulator reads reasons only from the cycle after WakeAll,

@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
@@ -15,29 +16,32 @@ import (
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 )
 
-// Which Jobs the integration manages, and their queue: a Job that names a
-// LocalQueue in the kueue.x-k8s.io/queue-name label; with the
-// Configuration's manageJobsWithoutQueueName also one without the label in
-// a namespace managedJobsNamespaceSelector matches (its Workload names no
-// LocalQueue and waits), unless its controller is a Job, whose Workload
-// stands for both (Kueue's JobReconciler, v0.17).
+// Which Jobs the integration manages, and their queue: none in a namespace
+// managedJobsNamespaceSelector does not match, labelled or not (Kueue's
+// ManagedJobsNamespaceSelectorAlwaysRespected, on by default in v0.17 and GA
+// since v0.19); elsewhere a Job that names a LocalQueue in the
+// kueue.x-k8s.io/queue-name label, and with the Configuration's
+// manageJobsWithoutQueueName also one without the label (its Workload names
+// no LocalQueue and waits), unless its controller is a Job, whose Workload
+// stands for both (Kueue's JobReconciler).
 
 // manages tells whether the reconciler manages the Job.
 func (r *Reconciler) manages(ctx context.Context, job *batchv1.Job) (bool, error) {
+	if r.ManagedNamespaces != nil {
+		ns := &corev1.Namespace{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: job.Namespace}, ns); apierrors.IsNotFound(err) {
+			return false, nil
+		} else if err != nil {
+			return false, fmt.Errorf("getting namespace %s: %w", job.Namespace, err)
+		}
+		if !r.ManagedNamespaces.Matches(labels.Set(ns.Labels)) {
+			return false, nil
+		}
+	}
 	if IsManaged(job) {
 		return true, nil
 	}
-	if !r.ManageJobsWithoutQueueName || controlledByJob(job) {
-		return false, nil
-	}
-	if r.ManagedNamespaces == nil {
-		return true, nil
-	}
-	ns := &corev1.Namespace{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: job.Namespace}, ns); err != nil {
-		return false, fmt.Errorf("getting namespace %s: %w", job.Namespace, err)
-	}
-	return r.ManagedNamespaces.Matches(labels.Set(ns.Labels)), nil
+	return r.ManageJobsWithoutQueueName && !controlledByJob(job), nil
 }
 
 // controlledByJob tells whether the Job's controller is a Job.

@@ -57,13 +57,18 @@ func hasDefaultLocalQueue(ctx context.Context, c client.Reader, namespace string
 }
 
 // defaultLocalQueue labels a Job that names no LocalQueue with the
-// namespace's "default" one, when there is one.
+// namespace's "default" one, when there is one and managedJobsNamespaceSelector
+// matches the namespace (Kueue's ApplyDefaultLocalQueue: Kueue manages no Job
+// elsewhere, so it gives none a queue there).
 func (w *JobWebhook) defaultLocalQueue(ctx context.Context, j *batchv1.Job) error {
 	if job.QueueName(j) != "" || ownerManaged(j) {
 		return nil
 	}
 	ok, err := hasDefaultLocalQueue(ctx, w.Client, j.Namespace)
 	if err != nil || !ok {
+		return err
+	}
+	if managed, err := namespaceManaged(ctx, w.Client, w.ManagedNamespaces, j.Namespace); err != nil || !managed {
 		return err
 	}
 	if j.Labels == nil {

@@ -5,7 +5,10 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -57,3 +60,38 @@ func TestKueueApplyDefaultWorkloadPriorityClass(t *testing.T) {
 }
 
 func ptrTrue() *bool { b := true; return &b }
+
+// Kueue: test/integration/singlecluster/webhook/jobs/job_webhook_test.go,
+// "Should not inject default queue label for a Job in an unmanaged
+// namespace": a Job without the queue-name label in a namespace with a
+// "default" LocalQueue gets it only where managedJobsNamespaceSelector
+// matches (Kueue's ApplyDefaultLocalQueue), and is then not suspended.
+func TestKueueDefaultLocalQueueOnlyInManagedNamespaces(t *testing.T) {
+	t.Parallel()
+	selector := labels.SelectorFromSet(labels.Set{"managed-by-kueue": "true"})
+	defaultLQ := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "research", Name: "default"}}
+	for _, tc := range []struct {
+		name    string
+		labels  map[string]string
+		wantLQ  string
+		suspend bool
+	}{
+		{"unmanaged namespace", nil, "", false},
+		{"managed namespace", map[string]string{"managed-by-kueue": "true"}, "default", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "research", Labels: tc.labels}}
+			j := labelledJob("", false)
+			w := &JobWebhook{Client: reader(ns, defaultLQ), ManagedNamespaces: selector}
+			if err := w.Default(context.Background(), j); err != nil {
+				t.Fatal(err)
+			}
+			if got := j.Labels[kueue.QueueNameLabel]; got != tc.wantLQ {
+				t.Errorf("queue-name label %q, want %q", got, tc.wantLQ)
+			}
+			if got := ptr.Deref(j.Spec.Suspend, false); got != tc.suspend {
+				t.Errorf("suspended %v, want %v", got, tc.suspend)
+			}
+		})
+	}
+}
