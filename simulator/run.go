@@ -219,10 +219,12 @@ func (s *sim) start() error {
 	return s.useConfiguration(cfg, src)
 }
 
-// useConfiguration resolves the Configuration into engine options and builds a new
-// engine; a Configuration applied during the run restarts the manager, so the
-// engine is rebuilt from the objects as they are at that instant.
-func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.Source) error {
+// EngineOptionsFromConfiguration resolves a validated Configuration into the
+// engine's options, as the manager's scheduler.OptionsFromConfiguration does
+// (the adapter's test holds the two equal, gate by gate); waitForPodsReady is
+// passed on only when podsReady, when some job's pods take time to be ready
+// (podsready.go).
+func EngineOptionsFromConfiguration(cfg *configv1beta2.Configuration, podsReady bool) EngineOptions {
 	opts := EngineOptions{
 		DynamicQuotaOrchestration:     cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
 		WaitOnOverlappingTargets:      !cfg.FeatureGate(configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
@@ -239,9 +241,17 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 		opts.AdmissionFairSharing = cfg.AdmissionFairSharing
 	}
 	opts.Resources = cfg.Resources
-	if s.podsReadyModelled {
+	if podsReady {
 		opts.WaitForPodsReady = cfg.WaitForPodsReady
 	}
+	return opts
+}
+
+// useConfiguration resolves the Configuration into engine options and builds a new
+// engine; a Configuration applied during the run restarts the manager, so the
+// engine is rebuilt from the objects as they are at that instant.
+func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.Source) error {
+	opts := EngineOptionsFromConfiguration(cfg, s.podsReadyModelled)
 	eng, err := s.opts.NewEngine(opts)
 	if err != nil {
 		if src != nil {

@@ -47,7 +47,12 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 	if opts.AdmissionFairSharing != nil && !caps.AdmissionFairSharing {
 		return nil, errors.New("the Configuration enables admission fair sharing (admissionFairSharing block with the AdmissionFairSharing gate on), which the engine does not implement yet; remove the block")
 	}
-	return &engine{s: scheduler.New(scheduler.Options{
+	return &engine{s: scheduler.New(SchedulerOptions(opts))}, nil
+}
+
+// SchedulerOptions is the engine's options for the simulator's.
+func SchedulerOptions(opts simulator.EngineOptions) scheduler.Options {
+	return scheduler.Options{
 		DynamicQuotaOrchestration:     opts.DynamicQuotaOrchestration,
 		FairSharing:                   opts.FairSharing,
 		AdmissionFairSharing:          opts.AdmissionFairSharing,
@@ -62,7 +67,7 @@ func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 		// The simulator reads reasons only from the cycle after WakeAll,
 		// at the end of a run (Engine.WakeAll).
 		QuietCycles: true,
-	})}, nil
+	}
 }
 
 // engine wraps *scheduler.Scheduler.
