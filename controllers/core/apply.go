@@ -33,7 +33,7 @@ type applyResult struct {
 	inadmissibleByLQ map[types.NamespacedName]int
 	// cohorts are, for kueue_cohort_subtree_admitted_workloads_total, the
 	// Cohorts each admitting ClusterQueue's admissions count in, read from
-	// the engine with the cycle (nil when the Cohort families are off).
+	// the engine with the cycle (nil when the cycle admitted nothing).
 	cohorts map[string]metrics.CohortPath
 }
 

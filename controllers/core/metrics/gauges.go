@@ -17,7 +17,7 @@ type Snapshot struct {
 	// reasons (Options.Unadmitted).
 	Unadmitted []Unadmitted
 	// Cohorts are every Cohort, explicit and implicit, for the Cohort
-	// families (Options.Cohorts, cohort.go).
+	// families (cohort.go; the two info families with Options.Cohorts).
 	Cohorts []Cohort
 	// Finished counts the finished Workloads per LocalQueue for
 	// kueue_finished_workloads (lifecycle.go); nil leaves those gauges out.
