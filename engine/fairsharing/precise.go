@@ -3,10 +3,7 @@ package fairsharing
 import (
 	"math"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"quokka.dev/quokka/engine/quota"
-	"quokka.dev/quokka/engine/resources"
 )
 
 // Precise is the node's share as Kueue's DRS.PreciseWeightedShare computes it,
@@ -21,15 +18,11 @@ func Precise(n quota.FairNode) float64 {
 	if parent == nil {
 		return 0
 	}
-	borrowed := map[corev1.ResourceName]int64{}
-	add := func(fr resources.FlavorResource, b int64) {
-		borrowed[fr.Resource] = resources.Add(borrowed[fr.Resource], b)
-	}
-	n.EachBorrowed(add)
+	var buf [8]borrowedResource
 	var ratio float64
-	for r, b := range borrowed {
-		if l := parent.LendableOf(r); l > 0 {
-			ratio = max(ratio, float64(b)*1000/float64(l))
+	for _, p := range borrowedByResource(n, buf[:0]) {
+		if l := parent.LendableOf(p.r); l > 0 {
+			ratio = max(ratio, float64(p.v)*1000/float64(l))
 		}
 	}
 	switch w := n.FairWeight(); {

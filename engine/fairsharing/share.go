@@ -53,25 +53,7 @@ func Of(n quota.FairNode) Share {
 		return 0
 	}
 	var buf [8]borrowedResource
-	per := buf[:0]
-	add := func(fr resources.FlavorResource, b int64) {
-		for i := range per {
-			if per[i].r == fr.Resource {
-				per[i].v = resources.Add(per[i].v, b)
-				return
-			}
-		}
-		per = append(per, borrowedResource{fr.Resource, b})
-	}
-	// Static calls let the closure and buf stay on the stack; through the
-	// interface they would be allocated on every share computed. FairNode is
-	// sealed: these are its only implementations.
-	switch v := n.(type) {
-	case *quota.ClusterQueue:
-		v.EachBorrowed(add)
-	case *quota.Cohort:
-		v.EachBorrowed(add)
-	}
+	per := borrowedByResource(n, buf[:0])
 	if len(per) == 0 {
 		return 0
 	}
@@ -102,6 +84,31 @@ func Of(n quota.FairNode) Share {
 type borrowedResource struct {
 	r corev1.ResourceName
 	v int64
+}
+
+// borrowedByResource appends to per what n uses above its subtree quota,
+// summed over flavors, one entry per resource. Of and Precise pass a buffer
+// on their stack, which holds the usual handful of resources.
+func borrowedByResource(n quota.FairNode, per []borrowedResource) []borrowedResource {
+	add := func(fr resources.FlavorResource, b int64) {
+		for i := range per {
+			if per[i].r == fr.Resource {
+				per[i].v = resources.Add(per[i].v, b)
+				return
+			}
+		}
+		per = append(per, borrowedResource{fr.Resource, b})
+	}
+	// Static calls let the closure and the buffer stay on the stack;
+	// through the interface they would be allocated on every share
+	// computed. FairNode is sealed: these are its only implementations.
+	switch v := n.(type) {
+	case *quota.ClusterQueue:
+		v.EachBorrowed(add)
+	case *quota.Cohort:
+		v.EachBorrowed(add)
+	}
+	return per
 }
 
 // ratio is borrowed/lendable per thousand, times Scale, times 1000/weightMilli:
