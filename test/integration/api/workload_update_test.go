@@ -43,19 +43,23 @@ func workloadClass(name string) *kueue.PriorityClassRef {
 
 // Kueue: test/integration/singlecluster/webhook/core/workload_test.go
 // (v0.17.0), "Validate Workload on update", the entries on pod sets, queue
-// names, admissions and priorities, and the Its "Should forbid the change of
+// names, admissions, priorities and maximum execution times, and the Its "Should forbid the change of
 // spec.queueName of an admitted workload": while its quota is reserved, a
 // Workload's pod sets, queue and priority class (its presence, group and kind;
 // its name for a pod PriorityClass) may not change; its priority value and a
 // WorkloadPriorityClass's name may. Kueue refuses the pod set changes in its
 // webhook (403) and the rest with CEL (422); Quokka's Workload CRD refuses all
-// with CEL, so they hold without a webhook.
+// with CEL, so they hold without a webhook. (The CRD asks its questions in
+// another order than Kueue's, which TestWorkloadRulesDecideAsKueueOrder in
+// apis/kueue/v1beta2 checks decides the same.)
 func TestKueueWorkloadUpdateValidation(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name    string
 		wl      *kueue.Workload
 		reserve bool
+		// admit is reserve with Admitted=True too (Kueue's "admitted").
+		admit bool
 		update  func(*kueue.Workload)
 		// refused names the field the error must name; "" when allowed.
 		refused string
@@ -110,6 +114,14 @@ func TestKueueWorkloadUpdateValidation(t *testing.T) {
 			update: func(w *kueue.Workload) { w.Spec.PriorityClassRef, w.Spec.Priority = nil, nil }},
 		{name: "can't delete pod priority class when QuotaReserved=true", wl: withPriorityClass(updateWorkload("", "", 1), podClass("high"), 1000), reserve: true,
 			update: func(w *kueue.Workload) { w.Spec.PriorityClassRef, w.Spec.Priority = nil, nil }, refused: "spec.priorityClassRef"},
+		{name: "can add maximum execution time when not admitted", wl: updateWorkload("", "", 1),
+			update: func(w *kueue.Workload) { w.Spec.MaximumExecutionTimeSeconds = ptr.To[int32](1) }},
+		{name: "can update maximum execution time when not admitted", wl: withMaxExecution(updateWorkload("", "", 1), 1),
+			update: func(w *kueue.Workload) { *w.Spec.MaximumExecutionTimeSeconds = 2 }},
+		{name: "cannot add maximum execution time when admitted", wl: updateWorkload("", "", 1), admit: true,
+			update: func(w *kueue.Workload) { w.Spec.MaximumExecutionTimeSeconds = ptr.To[int32](1) }, refused: "maximumExecutionTimeSeconds is immutable"},
+		{name: "cannot update maximum execution time when admitted", wl: withMaxExecution(updateWorkload("", "", 1), 1), admit: true,
+			update: func(w *kueue.Workload) { *w.Spec.MaximumExecutionTimeSeconds = 2 }, refused: "maximumExecutionTimeSeconds is immutable"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,8 +131,11 @@ func TestKueueWorkloadUpdateValidation(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = env.Client.Delete(ctx, wl) })
-			if tc.reserve {
+			if tc.reserve || tc.admit {
 				reserveMain(t, wl)
+			}
+			if tc.admit {
+				admitMain(t, wl)
 			}
 			tc.update(wl)
 			checkRefusal(t, env.Client.Update(ctx, wl), tc.refused, "update")
@@ -153,6 +168,27 @@ func setReserved(wl *kueue.Workload) error {
 	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{Type: kueue.WorkloadQuotaReserved,
 		Status: metav1.ConditionTrue, Reason: "QuotaReserved", Message: "reserved"})
 	return env.Client.Status().Update(context.Background(), wl)
+}
+
+// withMaxExecution sets spec.maximumExecutionTimeSeconds.
+func withMaxExecution(wl *kueue.Workload, seconds int32) *kueue.Workload {
+	wl.Spec.MaximumExecutionTimeSeconds = ptr.To(seconds)
+	return wl
+}
+
+// admitMain writes Admitted=True on a Workload whose quota is reserved, as
+// Kueue's SyncAdmittedCondition does without admission checks, and reads it
+// back.
+func admitMain(t *testing.T, wl *kueue.Workload) {
+	t.Helper()
+	meta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{Type: kueue.WorkloadAdmitted,
+		Status: metav1.ConditionTrue, Reason: "Admitted", Message: "admitted"})
+	if err := env.Client.Status().Update(context.Background(), wl); err != nil {
+		t.Fatalf("admitting: %v", err)
+	}
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(wl), wl); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // reserveMain is setReserved, which must succeed, and reads the Workload back.
