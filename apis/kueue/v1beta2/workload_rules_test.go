@@ -34,7 +34,7 @@ var kueueOrderRules = map[string]string{
 }
 
 // workloadSchema is the served schema of the generated Workload CRD.
-func workloadSchema(t *testing.T) *apiextensionsv1.JSONSchemaProps {
+func workloadSchema(t testing.TB) *apiextensionsv1.JSONSchemaProps {
 	t.Helper()
 	raw, err := os.ReadFile("../../../config/crd/bases/kueue.x-k8s.io_workloads.yaml")
 	if err != nil {
@@ -55,7 +55,7 @@ func workloadSchema(t *testing.T) *apiextensionsv1.JSONSchemaProps {
 
 // rootValidator compiles a schema's CEL rules as the API server does for a
 // custom resource.
-func rootValidator(t *testing.T, s *apiextensionsv1.JSONSchemaProps) *cel.Validator {
+func rootValidator(t testing.TB, s *apiextensionsv1.JSONSchemaProps) *cel.Validator {
 	t.Helper()
 	var internal apiextensions.JSONSchemaProps
 	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(s, &internal, nil); err != nil {
@@ -250,4 +250,57 @@ func mutateWorkload(rng *rand.Rand, old map[string]any) map[string]any {
 	}
 	out["spec"] = spec
 	return out
+}
+
+// BenchmarkWorkloadRootRules is the cost of the Workload's CEL rules in the
+// API server for the two writes every workload of Kueue's performance
+// harness gets: its admission (a status update of a pending Workload) and
+// the runner's Finished (a status write of an admitted one), with the CRD's
+// rules and with the same rules in Kueue's order. The API server runs them on
+// every write; their allocations feed its garbage collections, which stall
+// its writes (docs/kueue-perf.md, thirty-ninth round).
+func BenchmarkWorkloadRootRules(b *testing.B) {
+	served := workloadSchema(b)
+	reference := served.DeepCopy()
+	for i, r := range reference.XValidations {
+		if rule, ok := kueueOrderRules[r.Message]; ok {
+			reference.XValidations[i].Rule = rule
+		}
+	}
+	validators := map[string]*cel.Validator{"crd": rootValidator(b, served), "kueue-order": rootValidator(b, reference)}
+	condition := func(typ string) map[string]any {
+		return map[string]any{"type": typ, "status": "True", "reason": typ, "message": "m", "lastTransitionTime": "2026-12-06T00:00:00Z"}
+	}
+	workload := func(conditions ...any) map[string]any {
+		wl := map[string]any{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+			"metadata": map[string]any{"name": "wl", "namespace": "default"},
+			"spec": map[string]any{"queueName": "q", "priority": int64(100), "podSets": []any{map[string]any{"name": "main", "count": int64(1),
+				"template": map[string]any{"spec": map[string]any{"restartPolicy": "Never", "containers": []any{
+					map[string]any{"name": "c", "image": "pause", "resources": map[string]any{"requests": map[string]any{"cpu": "5"}}}}}}}}}}
+		status := map[string]any{"conditions": conditions}
+		if len(conditions) > 1 {
+			status["admission"] = map[string]any{"clusterQueue": "cq", "podSetAssignments": []any{map[string]any{"name": "main"}}}
+		}
+		wl["status"] = status
+		return wl
+	}
+	pending := workload(map[string]any{"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": "m", "lastTransitionTime": "2026-12-06T00:00:00Z"})
+	admitted := workload(condition("QuotaReserved"), condition("Admitted"))
+	finished := workload(condition("QuotaReserved"), condition("Admitted"), condition("Finished"))
+	writes := []struct {
+		name     string
+		old, new map[string]any
+	}{{"admission", pending, admitted}, {"finished", admitted, finished}}
+	for _, order := range []string{"crd", "kueue-order"} {
+		for _, w := range writes {
+			b.Run(order+"/"+w.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if errs, _ := validators[order].Validate(context.Background(), nil, nil, w.new, w.old, celconfig.RuntimeCELCostBudget); len(errs) > 0 {
+						b.Fatal(errs)
+					}
+				}
+			})
+		}
+	}
 }
