@@ -59,8 +59,8 @@ func TestKueueWorkloadUpdateValidation(t *testing.T) {
 		wl      *kueue.Workload
 		reserve bool
 		// admit is reserve with Admitted=True too (Kueue's "admitted").
-		admit bool
-		update  func(*kueue.Workload)
+		admit  bool
+		update func(*kueue.Workload)
 		// refused names the field the error must name; "" when allowed.
 		refused string
 	}{
