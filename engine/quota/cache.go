@@ -21,8 +21,13 @@ type treeQueue = hierarchy.Queue[*ClusterQueue, *Cohort]
 
 // charge is the usage one admitted workload puts on one ClusterQueue.
 type charge struct {
-	cq    string
+	cq string
+	// usage is what the queue's and its Cohorts' cells hold of it: what was
+	// charged, within MaxChargedUsage (see chargebound.go).
 	usage resources.Amounts
+	// asked is what was charged when usage had to be cut to fit; nil
+	// otherwise.
+	asked resources.Amounts
 }
 
 // Cache holds flavors, queues, cohorts and charged usage. It is not safe for
@@ -46,6 +51,8 @@ type Cache struct {
 	queueIDs map[string]int32
 	// plans holds the lift plans of charges lifted whole (liftplan.go).
 	plans map[types.NamespacedName]*liftPlan
+	// charged sums every charge's usage per cell, for MaxChargedUsage.
+	charged map[resources.FlavorResource]int64
 }
 
 // Version identifies the cache's content: every change (a flavor, queue or
@@ -62,6 +69,7 @@ func New(opts Options) *Cache {
 		flavors: map[string]*kueue.ResourceFlavor{},
 		charges: map[types.NamespacedName]charge{},
 		byCQ:    map[string]map[types.NamespacedName]struct{}{},
+		charged: map[resources.FlavorResource]int64{},
 	}
 	// A Cohort starts implicit, with weight 0, as in Kueue (newCohort): only
 	// a Cohort object sets it (UpsertCohort, default 1000). An implicit

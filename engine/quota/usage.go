@@ -8,17 +8,24 @@ import (
 
 // Charge records that workload key uses usage in ClusterQueue cq, replacing any
 // previous charge of the same workload. A charge to a queue that does not exist
-// is kept and applied when the queue is created.
+// is kept and applied when the queue is created. A charge that would take the
+// cache's total of a cell past MaxChargedUsage is cut to what is left (only
+// admissions written by hand can; see chargebound.go), and stays cut until it
+// is charged again.
 func (c *Cache) Charge(key types.NamespacedName, cq string, usage resources.Amounts) {
-	if ch, ok := c.charges[key]; ok && ch.cq == cq && sameAmounts(ch.usage, usage) {
+	if ch, ok := c.charges[key]; ok && ch.cq == cq && sameAmounts(ch.charged(), usage) {
 		// The driver confirming an admission the engine assumed charges the
 		// same usage again: the content, and so Version, stays as it was.
-		c.charges[key] = charge{cq: cq, usage: usage}
+		if ch.asked == nil {
+			c.charges[key] = charge{cq: cq, usage: usage}
+		}
 		return
 	}
 	c.Release(key)
 	c.version++
-	c.charges[key] = charge{cq: cq, usage: usage}
+	ch := c.bound(cq, usage)
+	usage = ch.usage
+	c.charges[key] = ch
 	set, ok := c.byCQ[cq]
 	if !ok {
 		set = map[types.NamespacedName]struct{}{}
@@ -42,6 +49,7 @@ func (c *Cache) Release(key types.NamespacedName) {
 	c.version++
 	delete(c.charges, key)
 	delete(c.plans, key)
+	c.unbound(ch)
 	if set := c.byCQ[ch.cq]; set != nil {
 		delete(set, key)
 		if len(set) == 0 {
