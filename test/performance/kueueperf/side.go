@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,6 +56,11 @@ type sideResult struct {
 	// runner's run (see machineBusy), when otherMeasured.
 	otherCPU      time.Duration
 	otherMeasured bool
+	// apiServerGC is the API server's collections and allocations over the
+	// runner's run; gcMeasured tells whether they were read (not under chaos,
+	// which restarts the API server).
+	apiServerGC apiServerGC
+	gcMeasured  bool
 
 	summary *summary
 	writes  *auditCounts
@@ -99,6 +105,7 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	}
 
 	control := startControlPlaneCPU()
+	gcStart, gcErr := readAPIServerGC(ctx, env.Config)
 	busyStart, busyErr := machineBusy()
 	var mgrStart time.Duration
 	if mgr != nil {
@@ -120,6 +127,11 @@ func (s *side) run(ctx context.Context) (*sideResult, error) {
 	}
 	if s.chaos == nil {
 		res.apiServerCPU, res.etcdCPU = control.since()
+		if gcEnd, err := readAPIServerGC(ctx, env.Config); err == nil && gcErr == nil {
+			res.apiServerGC, res.gcMeasured = gcEnd.since(gcStart), true
+		} else {
+			fmt.Fprintf(os.Stderr, "kueueperf: no API server garbage figures in the table: %v\n", errors.Join(gcErr, err))
+		}
 		if busyEnd, err := machineBusy(); err == nil && busyErr == nil {
 			res.otherMeasured = true
 			res.otherCPU = otherCPU(busyEnd-busyStart, res.apiServerCPU, res.etcdCPU, res.runnerCPU, mgr.cpu()-mgrStart)

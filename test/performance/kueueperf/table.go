@@ -22,6 +22,12 @@ func printTable(w io.Writer, results []*sideResult) {
 		return d.Round(time.Second).String()
 	}
 	row("kube-apiserver CPU", func(r *sideResult) string { return measured(r.apiServerCPU) })
+	row("kube-apiserver garbage collections; allocated per workload", func(r *sideResult) string {
+		if !r.gcMeasured || r.summary.workloads() == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%d; %.1f MB", r.apiServerGC.collections, r.apiServerGC.allocated/float64(r.summary.workloads())/1e6)
+	})
 	row("etcd CPU", func(r *sideResult) string { return measured(r.etcdCPU) })
 	row("runner CPU", func(r *sideResult) string { return measured(r.runnerCPU) })
 	// Anything else that ran on the machine meanwhile took the same cores.
