@@ -53,6 +53,24 @@ func workloadSchema(t testing.TB) *apiextensionsv1.JSONSchemaProps {
 	return nil
 }
 
+// inKueueOrder is the served schema with its root rules as kueueOrderRules
+// words them, matched by message; every one of them must be found.
+func inKueueOrder(t testing.TB, served *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
+	t.Helper()
+	reference := served.DeepCopy()
+	replaced := 0
+	for i, r := range reference.XValidations {
+		if rule, ok := kueueOrderRules[r.Message]; ok {
+			reference.XValidations[i].Rule = rule
+			replaced++
+		}
+	}
+	if replaced != len(kueueOrderRules) {
+		t.Fatalf("the CRD's root rules name %d of the %d messages of Kueue's order: a rule was renamed or dropped", replaced, len(kueueOrderRules))
+	}
+	return reference
+}
+
 // rootValidator compiles a schema's CEL rules as the API server does for a
 // custom resource.
 func rootValidator(t testing.TB, s *apiextensionsv1.JSONSchemaProps) *cel.Validator {
@@ -81,16 +99,10 @@ func rootValidator(t testing.TB, s *apiextensionsv1.JSONSchemaProps) *cel.Valida
 // comparison covers it.
 func TestWorkloadRulesDecideAsKueueOrder(t *testing.T) {
 	served := workloadSchema(t)
-	reference := served.DeepCopy()
+	reference := inKueueOrder(t, served)
 	refused := map[string]int{}
-	for i, r := range reference.XValidations {
-		if rule, ok := kueueOrderRules[r.Message]; ok {
-			reference.XValidations[i].Rule = rule
-			refused[r.Message] = 0
-		}
-	}
-	if len(refused) != len(kueueOrderRules) {
-		t.Fatalf("the CRD's root rules name %d of the %d messages of Kueue's order: a rule was renamed or dropped", len(refused), len(kueueOrderRules))
+	for m := range kueueOrderRules {
+		refused[m] = 0
 	}
 	got, want := rootValidator(t, served), rootValidator(t, reference)
 
@@ -261,12 +273,7 @@ func mutateWorkload(rng *rand.Rand, old map[string]any) map[string]any {
 // its writes (docs/kueue-perf.md, thirty-ninth round).
 func BenchmarkWorkloadRootRules(b *testing.B) {
 	served := workloadSchema(b)
-	reference := served.DeepCopy()
-	for i, r := range reference.XValidations {
-		if rule, ok := kueueOrderRules[r.Message]; ok {
-			reference.XValidations[i].Rule = rule
-		}
-	}
+	reference := inKueueOrder(b, served)
 	validators := map[string]*cel.Validator{"crd": rootValidator(b, served), "kueue-order": rootValidator(b, reference)}
 	condition := func(typ string) map[string]any {
 		return map[string]any{"type": typ, "status": "True", "reason": typ, "message": "m", "lastTransitionTime": "2026-12-06T00:00:00Z"}
