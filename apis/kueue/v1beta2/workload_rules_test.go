@@ -20,17 +20,19 @@ import (
 // in the order of Kueue's CRD (v0.17.0) and of its webhook: "is quota
 // reserved?" first, then "did the field change?". TestKueueWorkloadUpdateValidation
 // ported Kueue's cases against them. The CRD asks the same questions in the
-// other order, which the API server answers at a fraction of the cost; the
-// verdicts must be the same.
+// other order and with optional reads, one of them on the status node, which
+// the API server answers at a fraction of the cost; the verdicts must be the
+// same.
 var kueueOrderRules = map[string]string{
-	"maximumExecutionTimeSeconds is immutable while workload quota reserved":                               `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')))?((has(oldSelf.spec.maximumExecutionTimeSeconds)?oldSelf.spec.maximumExecutionTimeSeconds:0) ==  (has(self.spec.maximumExecutionTimeSeconds)?self.spec.maximumExecutionTimeSeconds:0)):true`,
-	"podSets are immutable while workload quota reserved":                                                  `(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) ? oldSelf.spec.podSets == self.spec.podSets : true`,
-	"queueName is immutable while workload quota reserved":                                                 `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(oldSelf.spec.queueName) && has(self.spec.queueName)) ? oldSelf.spec.queueName == self.spec.queueName : true`,
-	"podSetAssignments must have the same number of podSets as the spec":                                   `(has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(self.status.admission) ? size(self.spec.podSets) == size(self.status.admission.podSetAssignments) : true`,
-	"priorityClassRef is immutable while workload quota reserved":                                          `(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) ? has(oldSelf.spec.priorityClassRef) == has(self.spec.priorityClassRef) : true`,
-	"priorityClassRef.group and priorityClassRef.kind are immutable while workload quota reserved":         `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef)) ? oldSelf.spec.priorityClassRef.group == self.spec.priorityClassRef.group && oldSelf.spec.priorityClassRef.kind == self.spec.priorityClassRef.kind : true`,
-	"priorityClassRef.name is immutable for scheduling.k8s.io/priorityclass while workload quota reserved": `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef) && self.spec.priorityClassRef.group == 'scheduling.k8s.io') ? oldSelf.spec.priorityClassRef.name == self.spec.priorityClassRef.name : true`,
-	"status.reclaimablePods may not decrease or lose an entry while the workload holds quota":              `(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True') && has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True') && has(oldSelf.status.reclaimablePods)) ? oldSelf.status.reclaimablePods.all(o, has(self.status.reclaimablePods) && self.status.reclaimablePods.exists(n, n.name == o.name && n.count >= o.count)) : true`,
+	"maximumExecutionTimeSeconds is immutable while workload quota reserved":                                `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')))?((has(oldSelf.spec.maximumExecutionTimeSeconds)?oldSelf.spec.maximumExecutionTimeSeconds:0) ==  (has(self.spec.maximumExecutionTimeSeconds)?self.spec.maximumExecutionTimeSeconds:0)):true`,
+	"podSets are immutable while workload quota reserved":                                                   `(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) ? oldSelf.spec.podSets == self.spec.podSets : true`,
+	"queueName is immutable while workload quota reserved":                                                  `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(oldSelf.spec.queueName) && has(self.spec.queueName)) ? oldSelf.spec.queueName == self.spec.queueName : true`,
+	"podSetAssignments must have the same number of podSets as the spec":                                    `(has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(self.status.admission) ? size(self.spec.podSets) == size(self.status.admission.podSetAssignments) : true`,
+	"priorityClassRef is immutable while workload quota reserved":                                           `(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) ? has(oldSelf.spec.priorityClassRef) == has(self.spec.priorityClassRef) : true`,
+	"priorityClassRef.group and priorityClassRef.kind are immutable while workload quota reserved":          `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef)) ? oldSelf.spec.priorityClassRef.group == self.spec.priorityClassRef.group && oldSelf.spec.priorityClassRef.kind == self.spec.priorityClassRef.kind : true`,
+	"priorityClassRef.name is immutable for scheduling.k8s.io/priorityclass while workload quota reserved":  `((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef) && self.spec.priorityClassRef.group == 'scheduling.k8s.io') ? oldSelf.spec.priorityClassRef.name == self.spec.priorityClassRef.name : true`,
+	"each of status.reclaimablePods must name a pod set of spec.podSets and count no more pods than it has": `!has(self.status) || !has(self.status.reclaimablePods) || self.status.reclaimablePods.all(r, self.spec.podSets.exists(ps, ps.name == r.name && r.count <= ps.count))`,
+	"status.reclaimablePods may not decrease or lose an entry while the workload holds quota":               `(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True') && has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True') && has(oldSelf.status.reclaimablePods)) ? oldSelf.status.reclaimablePods.all(o, has(self.status.reclaimablePods) && self.status.reclaimablePods.exists(n, n.name == o.name && n.count >= o.count)) : true`,
 }
 
 // workloadSchema is the served schema of the generated Workload CRD.
@@ -53,8 +55,11 @@ func workloadSchema(t testing.TB) *apiextensionsv1.JSONSchemaProps {
 	return nil
 }
 
-// inKueueOrder is the served schema with its root rules as kueueOrderRules
-// words them, matched by message; every one of them must be found.
+// inKueueOrder is the served schema with its Workload update rules as
+// kueueOrderRules words them, matched by message, every one of them at the
+// root as in Kueue's CRD: the served schema asks one of them on the status
+// node instead (its field path there names the same field). Every rule must
+// be found.
 func inKueueOrder(t testing.TB, served *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
 	t.Helper()
 	reference := served.DeepCopy()
@@ -65,8 +70,22 @@ func inKueueOrder(t testing.TB, served *apiextensionsv1.JSONSchemaProps) *apiext
 			replaced++
 		}
 	}
+	status := reference.Properties["status"]
+	kept := status.XValidations[:0]
+	for _, r := range status.XValidations {
+		rule, ok := kueueOrderRules[r.Message]
+		if !ok {
+			kept = append(kept, r)
+			continue
+		}
+		r.Rule, r.FieldPath = rule, ".status"+r.FieldPath
+		reference.XValidations = append(reference.XValidations, r)
+		replaced++
+	}
+	status.XValidations = kept
+	reference.Properties["status"] = status
 	if replaced != len(kueueOrderRules) {
-		t.Fatalf("the CRD's root rules name %d of the %d messages of Kueue's order: a rule was renamed or dropped", replaced, len(kueueOrderRules))
+		t.Fatalf("the CRD's rules name %d of the %d messages of Kueue's order: a rule was renamed or dropped", replaced, len(kueueOrderRules))
 	}
 	return reference
 }
@@ -193,12 +212,14 @@ func randomPriorityClassRef(rng *rand.Rand) map[string]any {
 func randomStatus(rng *rand.Rand, spec map[string]any) map[string]any {
 	status := map[string]any{}
 	var conditions []any
-	for _, typ := range []string{"QuotaReserved", "Admitted"} {
+	for _, typ := range []string{"QuotaReserved", "Admitted", "Finished"} {
 		if s := pick(rng, "", "True", "False"); s != "" {
 			conditions = append(conditions, map[string]any{"type": typ, "status": s, "reason": "R", "message": "m",
 				"lastTransitionTime": "2026-12-06T00:00:00Z"})
 		}
 	}
+	// In any order: the rules find a condition by its type, wherever it is.
+	rng.Shuffle(len(conditions), func(i, j int) { conditions[i], conditions[j] = conditions[j], conditions[i] })
 	if len(conditions) > 0 {
 		status["conditions"] = conditions
 	}

@@ -34,7 +34,7 @@ type WorkloadSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
-	// +kubebuilder:validation:XValidation:rule="self.filter(ps, has(ps.minCount)).size() <= 1",message="at most one podSet can use minCount"
+	// +kubebuilder:validation:XValidation:rule="size(self) <= 1 || self.filter(ps, has(ps.minCount)).size() <= 1",message="at most one podSet can use minCount"
 	PodSets []PodSet `json:"podSets"`
 
 	// queueName is the LocalQueue, in the workload's namespace, it is submitted to.
@@ -264,6 +264,10 @@ const (
 	InCohortReclaimWhileBorrowingReason = "InCohortReclaimWhileBorrowing"
 )
 
+// Kueue's root rule on reclaimable pods is asked on the status node, since
+// it reads only the status (see Workload's rules).
+// +kubebuilder:validation:XValidation:rule="!oldSelf.?reclaimablePods.hasValue() || oldSelf.reclaimablePods.all(o, has(self.reclaimablePods) && self.reclaimablePods.exists(n, n.name == o.name && n.count >= o.count)) || !((oldSelf.?conditions.hasValue() && oldSelf.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && (self.?conditions.hasValue() && self.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')))",message="status.reclaimablePods may not decrease or lose an entry while the workload holds quota",fieldPath=".reclaimablePods"
+
 // WorkloadStatus is the observed state of a Workload.
 type WorkloadStatus struct {
 	// conditions: QuotaReserved, Admitted, Evicted, Preempted, Requeued, Finished.
@@ -382,27 +386,30 @@ type WorkloadSchedulingStatsEviction struct {
 // +kubebuilder:printcolumn:name="Finished",JSONPath=".status.conditions[?(@.type=='Finished')].status",type=string
 // +kubebuilder:printcolumn:name="Age",JSONPath=".metadata.creationTimestamp",type=date
 //
-// The rules below refuse what Kueue's rules and webhook refuse, and each asks
-// first what is cheap and nearly always settles it (did this field change?),
-// then whether quota is reserved. The API server runs every root rule on every
-// write, status writes included, and reads the conditions list anew, at a cost
-// in allocations, each time a rule names it: asked in Kueue's order, these
-// checks cost a fifth of a workload status write's CPU and garbage (README,
-// "Against Kueue"). The pod sets' rule asks about the reservation first, then
-// skips the comparison of the pod sets (the costliest question: the API server
-// walks both pod templates) when the number of conditions changed: only a
-// status write can change it, the API server keeping the old status on any
-// other write, and a status write keeps the old spec, so its pod sets are
-// unchanged.
-// +kubebuilder:validation:XValidation:rule="(has(oldSelf.spec.maximumExecutionTimeSeconds) ? oldSelf.spec.maximumExecutionTimeSeconds : 0) == (has(self.spec.maximumExecutionTimeSeconds) ? self.spec.maximumExecutionTimeSeconds : 0) || !((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')))",message="maximumExecutionTimeSeconds is immutable while workload quota reserved"
-// +kubebuilder:validation:XValidation:rule="!(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) || (has(self.status) && has(self.status.conditions) && size(self.status.conditions) != size(oldSelf.status.conditions)) || oldSelf.spec.podSets == self.spec.podSets",message="podSets are immutable while workload quota reserved",fieldPath=".spec.podSets"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec.queueName) || !has(self.spec.queueName) || oldSelf.spec.queueName == self.spec.queueName || !((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')))",message="queueName is immutable while workload quota reserved",fieldPath=".spec.queueName"
-// +kubebuilder:validation:XValidation:rule="!has(self.status) || !has(self.status.admission) || !has(self.status.admission.podSetAssignments) || size(self.spec.podSets) == size(self.status.admission.podSetAssignments) || !(has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="podSetAssignments must have the same number of podSets as the spec",fieldPath=".status.admission.podSetAssignments"
-// +kubebuilder:validation:XValidation:rule="has(oldSelf.spec.priorityClassRef) == has(self.spec.priorityClassRef) || !(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="priorityClassRef is immutable while workload quota reserved",fieldPath=".spec.priorityClassRef"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec.priorityClassRef) || !has(self.spec.priorityClassRef) || (oldSelf.spec.priorityClassRef.group == self.spec.priorityClassRef.group && oldSelf.spec.priorityClassRef.kind == self.spec.priorityClassRef.kind) || !(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="priorityClassRef.group and priorityClassRef.kind are immutable while workload quota reserved",fieldPath=".spec.priorityClassRef"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec.priorityClassRef) || !has(self.spec.priorityClassRef) || self.spec.priorityClassRef.group != 'scheduling.k8s.io' || oldSelf.spec.priorityClassRef.name == self.spec.priorityClassRef.name || !(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="priorityClassRef.name is immutable for scheduling.k8s.io/priorityclass while workload quota reserved",fieldPath=".spec.priorityClassRef.name"
-// +kubebuilder:validation:XValidation:rule="!has(self.status) || !has(self.status.reclaimablePods) || self.status.reclaimablePods.all(r, self.spec.podSets.exists(ps, ps.name == r.name && r.count <= ps.count))",message="each of status.reclaimablePods must name a pod set of spec.podSets and count no more pods than it has",fieldPath=".status.reclaimablePods"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.reclaimablePods) || oldSelf.status.reclaimablePods.all(o, has(self.status.reclaimablePods) && self.status.reclaimablePods.exists(n, n.name == o.name && n.count >= o.count)) || !((has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && (has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')))",message="status.reclaimablePods may not decrease or lose an entry while the workload holds quota",fieldPath=".status.reclaimablePods"
+// The rules below refuse what Kueue's rules and webhook refuse, worded for
+// what the API server charges. It runs every root rule on every write, status
+// writes included, and each field a rule reads costs a fresh copy of the
+// schema of the object it is read from (about 2 KB for the root, spec or
+// status), has() as much as the read. So each rule asks first what is cheap
+// and nearly always settles it (did this field change?), then whether quota
+// is reserved; optional reads (a.?b) stand for has() chains where the API
+// server's cost estimate allows them (not on strings, nor on lists a rule
+// walks), one read where a guarded access made two or three; and the rule
+// that reads only the status sits on the status node, where its reads start.
+// The pod sets' and queue name's rules first ask whether the number of
+// conditions changed, and if so pass (for the pod sets, the costliest
+// question: the API server walks both pod templates): only a status write can
+// change it, the API server keeping the old status on any other write, and a
+// status write keeps the old spec, so nothing in it changed. BenchmarkWorkloadRootRules measures
+// them against Kueue's order (README, "Against Kueue").
+// +kubebuilder:validation:XValidation:rule="oldSelf.spec.?maximumExecutionTimeSeconds.orValue(0) == self.spec.?maximumExecutionTimeSeconds.orValue(0) || !((oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && (self.?status.?conditions.hasValue() && self.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')))",message="maximumExecutionTimeSeconds is immutable while workload quota reserved"
+// +kubebuilder:validation:XValidation:rule="self.?status.?conditions.orValue([]).size() != oldSelf.?status.?conditions.orValue([]).size() || !(oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) || oldSelf.spec.podSets == self.spec.podSets",message="podSets are immutable while workload quota reserved",fieldPath=".spec.podSets"
+// +kubebuilder:validation:XValidation:rule="self.?status.?conditions.orValue([]).size() != oldSelf.?status.?conditions.orValue([]).size() || !has(oldSelf.spec.queueName) || !has(self.spec.queueName) || oldSelf.spec.queueName == self.spec.queueName || !((oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && (self.?status.?conditions.hasValue() && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')))",message="queueName is immutable while workload quota reserved",fieldPath=".spec.queueName"
+// +kubebuilder:validation:XValidation:rule="self.?status.?admission.?podSetAssignments.optMap(a, size(a) == size(self.spec.podSets)).orValue(true) || !(self.?status.?conditions.hasValue() && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="podSetAssignments must have the same number of podSets as the spec",fieldPath=".status.admission.podSetAssignments"
+// +kubebuilder:validation:XValidation:rule="has(oldSelf.spec.priorityClassRef) == has(self.spec.priorityClassRef) || !(oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="priorityClassRef is immutable while workload quota reserved",fieldPath=".spec.priorityClassRef"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec.priorityClassRef) || !has(self.spec.priorityClassRef) || (oldSelf.spec.priorityClassRef.group == self.spec.priorityClassRef.group && oldSelf.spec.priorityClassRef.kind == self.spec.priorityClassRef.kind) || !(oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="priorityClassRef.group and priorityClassRef.kind are immutable while workload quota reserved",fieldPath=".spec.priorityClassRef"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec.priorityClassRef) || !has(self.spec.priorityClassRef) || self.spec.priorityClassRef.group != 'scheduling.k8s.io' || oldSelf.spec.priorityClassRef.name == self.spec.priorityClassRef.name || !(oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))",message="priorityClassRef.name is immutable for scheduling.k8s.io/priorityclass while workload quota reserved",fieldPath=".spec.priorityClassRef.name"
+// +kubebuilder:validation:XValidation:rule="!self.?status.?reclaimablePods.hasValue() || self.status.reclaimablePods.all(r, self.spec.podSets.exists(ps, ps.name == r.name && r.count <= ps.count))",message="each of status.reclaimablePods must name a pod set of spec.podSets and count no more pods than it has",fieldPath=".status.reclaimablePods"
 
 // Workload is the unit of admission: a job's pods and their requests.
 type Workload struct {
