@@ -400,8 +400,9 @@ type WorkloadSchedulingStatsEviction struct {
 // conditions changed, and if so pass (for the pod sets, the costliest
 // question: the API server walks both pod templates): only a status write can
 // change it, the API server keeping the old status on any other write, and a
-// status write keeps the old spec, so nothing in it changed. BenchmarkWorkloadRootRules measures
-// them against Kueue's order (README, "Against Kueue").
+// status write keeps the old spec, so nothing in it changed.
+// BenchmarkWorkloadRootRules measures them against Kueue's order (README,
+// "Against Kueue").
 // +kubebuilder:validation:XValidation:rule="oldSelf.spec.?maximumExecutionTimeSeconds.orValue(0) == self.spec.?maximumExecutionTimeSeconds.orValue(0) || !((oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')) && (self.?status.?conditions.hasValue() && self.status.conditions.exists(c, c.type == 'Admitted' && c.status == 'True')))",message="maximumExecutionTimeSeconds is immutable while workload quota reserved"
 // +kubebuilder:validation:XValidation:rule="self.?status.?conditions.orValue([]).size() != oldSelf.?status.?conditions.orValue([]).size() || !(oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) || oldSelf.spec.podSets == self.spec.podSets",message="podSets are immutable while workload quota reserved",fieldPath=".spec.podSets"
 // +kubebuilder:validation:XValidation:rule="self.?status.?conditions.orValue([]).size() != oldSelf.?status.?conditions.orValue([]).size() || !has(oldSelf.spec.queueName) || !has(self.spec.queueName) || oldSelf.spec.queueName == self.spec.queueName || !((oldSelf.?status.?conditions.hasValue() && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) && (self.?status.?conditions.hasValue() && self.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')))",message="queueName is immutable while workload quota reserved",fieldPath=".spec.queueName"
