@@ -23,10 +23,11 @@ import (
 // bursts); under the harness nearly every cycle follows a finish and admits.
 // So it also reports the cycles that admitted apart: their engine time and
 // their Pending decisions, one per pending workload walked. In the medium
-// phase such a cycle walks nearly every pending workload: Kueue requeues its
-// inadmissible workloads on every release, and a queue's later workloads,
-// parked for the cycle, are unparked again when their tree admitted
-// (settleTentative).
+// phase such a cycle walks nearly every pending workload: a release wakes
+// its tree's queues (Kueue requeues its inadmissible workloads then), and
+// the walk of an awake queue evaluates every pending workload, parked or not
+// (park.go), unless the prefilter finds that no preemption could give it a
+// flavor (prefilter.go).
 func BenchmarkKueueBaselineTimeline(b *testing.B) {
 	const gap = 40 * time.Millisecond
 	lag := map[string]time.Duration{"large": 140 * time.Millisecond, "medium": 400 * time.Millisecond, "small": 5700 * time.Millisecond}
