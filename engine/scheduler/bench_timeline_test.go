@@ -27,8 +27,22 @@ import (
 // its tree's queues (Kueue requeues its inadmissible workloads then), and
 // the walk of an awake queue evaluates every pending workload, parked or not
 // (park.go), unless the prefilter finds that no preemption could give it a
-// flavor (prefilter.go).
+// flavor (prefilter.go); runs of equal workloads settle as the first of them
+// did (repeat.go).
+//
+// It runs with Quokka's default gates and with Kueue v0.17.0's, which the
+// harness gives the manager (hack/kueue-perf.sh): without
+// SchedulingEquivalenceHashing, the workloads behind a queue's head are
+// parked one by one, and most of them search for victims (in vain, as their
+// equals did) in each cycle after a release.
 func BenchmarkKueueBaselineTimeline(b *testing.B) {
+	b.Run("gates=default", func(b *testing.B) { benchmarkBaselineTimeline(b, Options{}) })
+	b.Run("gates=kueue-v0.17", func(b *testing.B) {
+		benchmarkBaselineTimeline(b, Options{NoEquivalenceHashing: true, WaitOnOverlappingTargets: true})
+	})
+}
+
+func benchmarkBaselineTimeline(b *testing.B, opts Options) {
 	const gap = 40 * time.Millisecond
 	lag := map[string]time.Duration{"large": 140 * time.Millisecond, "medium": 400 * time.Millisecond, "small": 5700 * time.Millisecond}
 	phases := []struct {
@@ -47,7 +61,7 @@ func BenchmarkKueueBaselineTimeline(b *testing.B) {
 	waited := map[types.NamespacedName]time.Duration{}
 	for b.Loop() {
 		b.StopTimer()
-		tl := newBaselineTimeline(b, Options{}, 5, 6, 1, 0)
+		tl := newBaselineTimeline(b, opts, 5, 6, 1, 0)
 		created := map[types.NamespacedName]time.Duration{}
 		class := map[types.NamespacedName]string{}
 		for i := range tl.creates {

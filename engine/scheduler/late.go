@@ -50,6 +50,9 @@ type treeWalk struct {
 	// top of the heap, in order.
 	track bool
 	pops  []popKey
+	// popping is set once every queue's walk has pushed its first head
+	// and heads are taken from the top (see settlesAhead).
+	popping bool
 }
 
 // popKey is what headLess reads of a head.

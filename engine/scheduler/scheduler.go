@@ -258,6 +258,15 @@ type Scheduler struct {
 	// sleeping queues a preemption woke in its cycle, for tests.
 	walk      treeWalk
 	lateWakes uint64
+	// trace is what the last settleUnfit did, repeatNeeds the buffer
+	// rememberSettle compares a run's needs in; repeats counts the
+	// workloads settled by a memo and repeatsAhead those of them settled
+	// ahead of the heap, for tests (repeat.go).
+	trace                 settleTrace
+	repeatNeeds           []need
+	repeats, repeatsAhead uint64
+	// ahead is aheadBound's last answer.
+	ahead aheadMemo
 	// probed counts the sleeping queues whose arrivals kept them asleep,
 	// for tests.
 	probed                       uint64

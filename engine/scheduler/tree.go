@@ -26,6 +26,10 @@ type run struct {
 	memo walkMemo
 	// turns counts the workloads the walk evaluated (see noteTurn).
 	turns int
+	// rep is how its last unfit workload settled, and end where the run
+	// of that workload's equals ends (repeat.go).
+	rep settleMemo
+	end runEndMemo
 	// took is set once the queue admitted, preempted for or held for a
 	// workload in this cycle. Kueue's cycle takes one head per queue, so
 	// the queue's next workload is a head of a later Kueue cycle: its hold
@@ -86,7 +90,9 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	s.beginDeferral(h)
 	runs := make([]*run, 0, len(t.queues))
 	s.beginWalk(t, h, &runs, &ver)
-	defer func() { s.dfr, s.walk.h, s.walk.runs, s.walk.ver, s.walk.track = nil, nil, nil, nil, false }()
+	defer func() {
+		s.dfr, s.walk.h, s.walk.runs, s.walk.ver, s.walk.track, s.walk.popping = nil, nil, nil, nil, false, false
+	}()
 	// Queues are walked in name order. Walks settle the workloads that gain
 	// nothing from their turn; preemptions and holds wait for the heap.
 	for _, q := range t.queues {
@@ -104,6 +110,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		}
 		out = s.pushNext(rn, h, ver, out)
 	}
+	s.walk.popping = true
 	for h.Len() > 0 {
 		hd := h.pop()
 		if hd.placeholder {
@@ -207,6 +214,10 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			return s.skipped(rn, e.r, out)
 		}
 		if res.Fits || s.contends(rn.q, &res) {
+			if !res.Fits && s.settlesAhead(rn, e.r, &res) {
+				out = append(out, s.repeatSettle(rn, e.r, &res))
+				continue
+			}
 			h.push(s.newHead(rn, e.r, res, ver))
 			return out
 		}
@@ -243,10 +254,12 @@ const overlappingTargetsMessage = "Workload has overlapping preemption targets w
 // cycle get what is left; it holds, if it must, from the next cycle on
 // (seed 3, scenario 10 of the fair-sharing runs in docs/kueue-decisions.md).
 func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, holdNow bool, out []Decision) ([]Decision, bool) {
+	s.trace = settleTrace{}
 	var preempted bool
 	var scope searchScope
 	var own *need
 	if s.parkedNow(rn.q, r) {
+		s.trace.wasParked = true
 		// Kueue's inadmissible list: no search before the next release.
 		scope, own = s.parkedScope(rn, r, res)
 	} else {
@@ -290,6 +303,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 		// after quota is released in the tree, which must wake its queue.
 		rn.outcome.active = rn.outcome.active || rn.strict
 		rn.outcome.holds = true
+		s.trace.held = true
 		held = s.hold(rn, r, res.Preemption)
 		// One parked before this cycle is no head of it (noteTurn): it
 		// takes the queue's turn only if it holds.
@@ -340,6 +354,8 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 			note()
 		}
 	}
+	s.trace.plain = scope != scopeContended && !s.trace.held
+	s.trace.park = parked
 	msg := res.Message
 	if scope == scopeContended {
 		// Its victims would not make room beside what the cycle's earlier
@@ -381,10 +397,17 @@ func (s *Scheduler) notAdmitted(hd *head, res *flavorassigner.Result, h *headHea
 		}
 		return s.skipped(rn, r, out)
 	}
-	out, charged := s.settleUnfit(rn, r, res, !hd.nominatedFit, out)
+	holdNow := !hd.nominatedFit
+	if s.matches(rn, r, res, holdNow) {
+		out = append(out, s.repeatSettle(rn, r, res))
+		return s.pushNext(rn, h, ver, out)
+	}
+	b := s.beforeSettle(rn, r, res)
+	out, charged := s.settleUnfit(rn, r, res, holdNow, out)
 	if charged {
 		h.invalidate()
 	}
+	s.rememberSettle(rn, r, res, holdNow, b)
 	if rn.strict {
 		return s.blockRest(rn, r, out)
 	}
@@ -432,6 +455,9 @@ func (s *Scheduler) blockRest(rn *run, blocker *record, out []Decision) []Decisi
 type headHeap struct {
 	items []*head
 	fair  *Scheduler
+	// invalidations counts invalidate's calls (see treeStamp), mutations
+	// pushes and pops (see aheadBound).
+	invalidations, mutations uint64
 }
 
 func (h *headHeap) Len() int { return len(h.items) }
@@ -442,12 +468,14 @@ const staleVer = ^uint64(0)
 // invalidate marks every head for evaluation again: usage grew other than by
 // an admission (a preemptor's reservation).
 func (h *headHeap) invalidate() {
+	h.invalidations++
 	for _, hd := range h.items {
 		hd.ver = staleVer
 	}
 }
 
 func (h *headHeap) push(x *head) {
+	h.mutations++
 	h.items = append(h.items, x)
 	if h.fair != nil {
 		return
@@ -464,6 +492,7 @@ func (h *headHeap) push(x *head) {
 }
 
 func (h *headHeap) pop() *head {
+	h.mutations++
 	if h.fair != nil {
 		i := h.fair.fairPick(h.items)
 		top := h.items[i]

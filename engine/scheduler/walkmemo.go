@@ -60,12 +60,19 @@ func (s *Scheduler) skipFor(rn *run, r *record) (bool, []need) {
 		// Its blockers are those of all its pods; fewer may fit sooner.
 		return false, nil
 	}
+	m := &rn.memo
+	shape := r.shapeOf()
+	hit := shape != "" && m.skipSet && m.shape == shape && m.epoch == s.epoch && m.structVer == s.structVer
+	if hit && !m.skip.skip {
+		// skipUnfit answers no for every record of the shape, memoable
+		// or not (callers read the blockers only of a skip): r's memo,
+		// a read from memory far from the walk, need not be checked.
+		return false, nil
+	}
 	if !skipMemoable(s, rn, r) {
 		return s.skipUnfit(rn.q, r)
 	}
-	m := &rn.memo
-	shape := r.shapeOf()
-	if shape != "" && m.skipSet && m.shape == shape && m.epoch == s.epoch && m.structVer == s.structVer {
+	if hit {
 		return m.skip.skip, m.skip.blockers
 	}
 	skip, blockers := s.skipUnfit(rn.q, r)
