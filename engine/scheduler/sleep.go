@@ -85,14 +85,20 @@ type sleepState struct {
 	// awake holds the queues the next cycle walks.
 	awake map[string]struct{}
 	// byRoot holds, per root Cohort, its sleeping queues that freed quota may
-	// wake, and free the root's unused quota when last looked at.
+	// wake, and free the root's unused quota when last looked at, counting
+	// the victims in flight as gone (treeFree); unused is the root's unused
+	// quota then as it stood, with the victims holding theirs.
 	byRoot map[string]map[string]*sleeper
 	free   map[string]resources.Amounts
+	unused map[string]resources.Amounts
 	// scratch is reused for TreeFree, and best for bestOf; bound tells
-	// which tree and state they hold rootBound's answer for.
-	scratch resources.Amounts
-	best    []need
-	bound   boundKey
+	// which tree and state they hold rootBound's answer for. unusedScratch
+	// and unusedBest are their like for the unused quota alone.
+	scratch       resources.Amounts
+	best          []need
+	bound         boundKey
+	unusedScratch resources.Amounts
+	unusedBest    []need
 	// victimsAtStart are the victims in flight when the cycle began.
 	victimsAtStart map[types.NamespacedName]struct{}
 	// freed holds the queues this cycle walks only because freed quota woke
@@ -115,7 +121,8 @@ type sleepState struct {
 
 func newSleepState() sleepState {
 	return sleepState{all: true, awake: map[string]struct{}{}, byRoot: map[string]map[string]*sleeper{},
-		free: map[string]resources.Amounts{}, scratch: resources.Amounts{}, victimsAtStart: map[types.NamespacedName]struct{}{},
+		free: map[string]resources.Amounts{}, unused: map[string]resources.Amounts{}, scratch: resources.Amounts{},
+		unusedScratch: resources.Amounts{}, victimsAtStart: map[types.NamespacedName]struct{}{},
 		freed: map[string]*sleeper{}, gen: map[string]uint64{}, holders: map[string]*sleeper{}}
 }
 
@@ -166,6 +173,7 @@ func (s *Scheduler) wakeByFreedQuota() {
 		if sl == nil {
 			delete(st.byRoot, root)
 			delete(st.free, root)
+			delete(st.unused, root)
 			continue
 		}
 		grew, ok := s.freedSinceSnapshot(sl, root)
@@ -173,12 +181,13 @@ func (s *Scheduler) wakeByFreedQuota() {
 			s.wakeAll() // the tree changed under us: a structural change
 			return
 		}
-		if !grew {
+		unusedGrew := s.unusedSinceSnapshot(sl, root)
+		if !grew && !unusedGrew {
 			continue
 		}
 		best := st.best
 		for name, sl := range set {
-			if s.mayChange(sl, best) {
+			if (grew && s.mayChange(sl, best)) || (unusedGrew && sl.mayFit(st.unusedBest)) {
 				if _, awake := st.awake[name]; !awake {
 					st.freed[name] = sl
 				}
@@ -200,6 +209,7 @@ func (s *Scheduler) snapshotTreeFree() {
 		if sl == nil {
 			delete(st.byRoot, root)
 			delete(st.free, root)
+			delete(st.unused, root)
 			continue
 		}
 		free, ok := st.free[root]
@@ -210,7 +220,38 @@ func (s *Scheduler) snapshotTreeFree() {
 		if !s.treeFree(sl.q, root, free, st.victimsAtStart) {
 			s.wakeAll()
 		}
+		unused, ok := st.unused[root]
+		if !ok {
+			unused = resources.Amounts{}
+			st.unused[root] = unused
+		}
+		s.cache.TreeFree(sl.q, unused)
 	}
+}
+
+// unusedSinceSnapshot tells whether the unused quota at the root, the
+// victims in flight holding theirs, grew in some cell since the end of the
+// last cycle, and leaves bestOf it in unusedBest. treeFree counts the
+// victims as gone, since a preemption search does; but the queues'
+// workloads were assigned flavors with the victims holding their quota, so
+// a victim that leaves (finished, or evicted with more than its preemptor
+// reserved) frees room they may now fit in, though treeFree does not grow
+// (the property tests' seed 17: a victim that finished instead of being
+// evicted).
+func (s *Scheduler) unusedSinceSnapshot(sl *sleeper, root string) bool {
+	st := &s.sleep
+	prev, had := st.unused[root]
+	if r, ok := s.cache.TreeFree(sl.q, st.unusedScratch); !ok || r != root {
+		return false
+	}
+	grew := !had
+	for fr, v := range st.unusedScratch {
+		if old, ok := prev[fr]; !ok || v > old {
+			grew = true
+		}
+	}
+	st.unusedBest = bestInto(st.unusedBest[:0], st.unusedScratch)
+	return grew
 }
 
 // treeFree is the bound the sleepers of a tree are woken by: the unused quota
@@ -311,16 +352,22 @@ func anySleeper(set map[string]*sleeper) *sleeper {
 // in the state's reused buffer: the bound mayFit compares needs with, worked
 // out once for all of a tree's sleepers.
 func (st *sleepState) bestOf(free resources.Amounts) []need {
-	st.best = st.best[:0]
+	st.best = bestInto(st.best[:0], free)
+	return st.best
+}
+
+// bestInto appends to out, per resource, the most that any flavor has of it
+// in free.
+func bestInto(out []need, free resources.Amounts) []need {
 	for fr, v := range free {
-		i := slices.IndexFunc(st.best, func(n need) bool { return n.resource == fr.Resource })
+		i := slices.IndexFunc(out, func(n need) bool { return n.resource == fr.Resource })
 		if i < 0 {
-			st.best = append(st.best, need{resource: fr.Resource, amount: v})
+			out = append(out, need{resource: fr.Resource, amount: v})
 		} else {
-			st.best[i].amount = max(st.best[i].amount, v)
+			out[i].amount = max(out[i].amount, v)
 		}
 	}
-	return st.best
+	return out
 }
 
 // mayChange tells whether the outcome of one of the queue's unfit workloads
