@@ -163,7 +163,7 @@ func (s *Scheduler) failedSearchFor(rn *run, r *record, res *flavorassigner.Resu
 // matches tells whether r, with assignment res, would settle as rn's memo
 // says: nothing changed since, and r is one of the workloads it stands for.
 func (s *Scheduler) matches(rn *run, r *record, res *flavorassigner.Result, holdNow bool) bool {
-	return s.matchesAt(s.stampNow(), rn, r, res, holdNow)
+	return rn.rep.valid && s.matchesAt(s.stampNow(), rn, r, res, holdNow)
 }
 
 // matchesAt is matches at stamp st, the current one.
@@ -204,7 +204,7 @@ func (s *Scheduler) repeatSettle(rn *run, r *record, res *flavorassigner.Result)
 // comes before it (aheadBound).
 func (s *Scheduler) settlesAhead(rn *run, r *record, res *flavorassigner.Result) bool {
 	w := &s.walk
-	if !w.popping || w.track || s.dfr.active() || w.h == nil || len(w.h.items) > maxAheadHeads {
+	if !rn.rep.valid || !w.popping || w.track || s.dfr.active() || w.h == nil || len(w.h.items) > maxAheadHeads {
 		return false
 	}
 	st := s.stampNow()
