@@ -153,39 +153,35 @@ func TestKueueBaselineTimelineDecidesAsFullWalk(t *testing.T) {
 func testBaselineTimelineDecidesAsFullWalk(t *testing.T, opts Options, lag time.Duration) {
 	fullOpts := opts
 	fullOpts.DisableIncrementalCycle = true
-	{
-		{
-			inc := newBaselineTimeline(t, opts, 2, 3, 5, time.Second)
-			full := newBaselineTimeline(t, fullOpts, 2, 3, 5, time.Second)
-			const gap = 40 * time.Millisecond
-			cycles, admitted, preempted := 0, 0, 0
-			for at := time.Duration(0); !inc.done(); at += gap {
-				if at > 10*time.Minute {
-					t.Fatalf("the timeline has not drained after %v", at)
-				}
-				inc.advance(t, at)
-				full.advance(t, at)
-				if cycles%100 == 99 {
-					inc.s.WakeAll()
-				}
-				got, want := inc.cycle(at, lag), full.cycle(at, lag)
-				compareIncremental(t, cycles, got, want)
-				cycles++
-				admitted += len(admits(got))
-				preempted += len(preempts(got))
-			}
-			t.Logf("%d cycles, %d admitted, %d preemptions; explained %d (full walk %d); %d queues kept asleep by a probe, %d woken late; %d settled by a memo, %d of them ahead of the heap",
-				cycles, admitted, preempted, inc.explained, full.explained, inc.s.probed, inc.s.lateWakes, inc.s.repeats, inc.s.repeatsAhead)
-			if inc.s.repeatsAhead == 0 || inc.s.repeats == inc.s.repeatsAhead {
-				t.Fatalf("runs of equal workloads must settle by their memos, at their turn and ahead of the heap: %d settled so, %d ahead",
-					inc.s.repeats, inc.s.repeatsAhead)
-			}
-			if preempted == 0 || inc.s.probed == 0 {
-				t.Fatalf("the timeline must preempt and probe arrivals: %d preemptions, %d probes", preempted, inc.s.probed)
-			}
-			if inc.explained*2 > full.explained {
-				t.Fatalf("the incremental scheduler explained %d workloads, the full walk %d: its queues do not sleep", inc.explained, full.explained)
-			}
+	inc := newBaselineTimeline(t, opts, 2, 3, 5, time.Second)
+	full := newBaselineTimeline(t, fullOpts, 2, 3, 5, time.Second)
+	const gap = 40 * time.Millisecond
+	cycles, admitted, preempted := 0, 0, 0
+	for at := time.Duration(0); !inc.done(); at += gap {
+		if at > 10*time.Minute {
+			t.Fatalf("the timeline has not drained after %v", at)
 		}
+		inc.advance(t, at)
+		full.advance(t, at)
+		if cycles%100 == 99 {
+			inc.s.WakeAll()
+		}
+		got, want := inc.cycle(at, lag), full.cycle(at, lag)
+		compareIncremental(t, cycles, got, want)
+		cycles++
+		admitted += len(admits(got))
+		preempted += len(preempts(got))
+	}
+	t.Logf("%d cycles, %d admitted, %d preemptions; explained %d (full walk %d); %d queues kept asleep by a probe, %d woken late; %d settled by a memo, %d of them ahead of the heap",
+		cycles, admitted, preempted, inc.explained, full.explained, inc.s.probed, inc.s.lateWakes, inc.s.repeats, inc.s.repeatsAhead)
+	if inc.s.repeatsAhead == 0 || inc.s.repeats == inc.s.repeatsAhead {
+		t.Fatalf("runs of equal workloads must settle by their memos, at their turn and ahead of the heap: %d settled so, %d ahead",
+			inc.s.repeats, inc.s.repeatsAhead)
+	}
+	if preempted == 0 || inc.s.probed == 0 {
+		t.Fatalf("the timeline must preempt and probe arrivals: %d preemptions, %d probes", preempted, inc.s.probed)
+	}
+	if inc.explained*2 > full.explained {
+		t.Fatalf("the incremental scheduler explained %d workloads, the full walk %d: its queues do not sleep", inc.explained, full.explained)
 	}
 }

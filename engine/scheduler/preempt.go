@@ -445,10 +445,8 @@ func (s *Scheduler) tryPreempt(q *quota.ClusterQueue, r *record, res *flavorassi
 	memo := failedSearch{epoch: s.viewEpoch(), priority: r.priority, usage: res.Preemption.Usage}
 	remember := q.Preemption.WithinClusterQueue != kueue.PreemptionPolicyLowerOrNewerEqualPriority && !s.rulesOf(q).ReadsPreemptor()
 	if remember {
-		for _, f := range s.failedPreemption[q.Name()] {
-			if !f.unsearched && f.same(memo) {
-				return out, false, f.scope, f.own
-			}
+		if f, ok := s.searchedInVain(q, memo); ok {
+			return out, false, f.scope, f.own
 		}
 	}
 	var targets []preemption.Target
@@ -563,6 +561,17 @@ type failedSearch struct {
 // see hold.go) remembered per queue and epoch: a queue's pending workloads
 // come in a few sizes at a few priorities.
 const maxRememberedPerQueue = 8
+
+// searchedInVain finds the remembered search like memo that ran and found
+// no victims in q (a parked workload's unsearched scope answers none).
+func (s *Scheduler) searchedInVain(q *quota.ClusterQueue, memo failedSearch) (failedSearch, bool) {
+	for _, f := range s.failedPreemption[q.Name()] {
+		if !f.unsearched && f.same(memo) {
+			return f, true
+		}
+	}
+	return failedSearch{}, false
+}
 
 // rememberFailed records a search that found no victims (or was hopeless)
 // for the queue, forgetting those of earlier epochs.

@@ -151,13 +151,8 @@ func (s *Scheduler) failedSearchFor(rn *run, r *record, res *flavorassigner.Resu
 	if !s.canPreempt(rn.q) {
 		return true // no workload of the queue searches
 	}
-	memo := failedSearch{epoch: s.viewEpoch(), priority: r.priority, usage: res.Preemption.Usage}
-	for _, f := range s.failedPreemption[rn.q.Name()] {
-		if !f.unsearched && f.same(memo) {
-			return true
-		}
-	}
-	return false
+	_, ok := s.searchedInVain(rn.q, failedSearch{epoch: s.viewEpoch(), priority: r.priority, usage: res.Preemption.Usage})
+	return ok
 }
 
 // matches tells whether r, with assignment res, would settle as rn's memo
