@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"slices"
+
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/quota"
 )
@@ -83,8 +85,9 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 	var needs []need
 	searched := false
 	// The arrivals' first Pending decisions: a workload kept asleep so is
-	// explained at once all the same, as Kueue writes a new workload's
-	// reason in the first cycle that sees it.
+	// explained in this cycle all the same, as Kueue writes a new workload's
+	// reason in the first cycle that sees it, when its tree's walk leaves
+	// the explanation true (probedAfterWalk).
 	var decided []Decision
 	for _, r := range arrivals {
 		if r.state != StatePending || s.localQueues[r.lq] == nil || s.localQueues[r.lq].cq != cq {
@@ -126,7 +129,10 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		searched = true
 	}
 	s.probed++
-	s.sleep.probedPending = append(s.sleep.probedPending, decided...)
+	tree := s.treeKeyOf(q).String()
+	for _, d := range decided {
+		s.sleep.probed = append(s.sleep.probed, probedDecision{tree: tree, d: d})
+	}
 	for _, r := range arrivals {
 		// Evaluated and unfit: parked, as the walk would have parked them.
 		if r.state == StatePending && s.localQueues[r.lq] != nil && s.localQueues[r.lq].cq == cq {
@@ -154,4 +160,58 @@ func (s *Scheduler) sleeperOf(q *quota.ClusterQueue) *sleeper {
 		return nil
 	}
 	return s.sleep.byRoot[root][q.Name()]
+}
+
+// probedDecision is a probed arrival's Pending decision, made at the start
+// of the cycle, and the key of its tree.
+type probedDecision struct {
+	tree string
+	d    Decision
+}
+
+// A probe explains its arrivals in the state the cycle starts from, where a
+// walk of every queue explains each at its turn, after what the tree
+// admitted, reserved or preempted before it (the quota left in a Cohort is
+// part of the message, and may change the reason too). So the probed
+// decisions of a tree that is walked are returned after its walk, and only
+// when the walk changed nothing in the cache and caught up no sleeping queue
+// (late.go, which explains the caught-up queue's workloads at their turn);
+// otherwise the arrivals go unexplained, as every workload of a sleeping
+// queue does, until their queue is next walked. The probed decisions of a
+// tree that is not walked at all are true as they are and are returned at
+// once (probedUnwalked).
+
+// probedUnwalked appends the probed decisions of the trees not among trees,
+// and keeps the others for probedAfterWalk.
+func (s *Scheduler) probedUnwalked(trees []*tree, out []Decision) []Decision {
+	kept := s.sleep.probed[:0]
+	for _, p := range s.sleep.probed {
+		if slices.ContainsFunc(trees, func(t *tree) bool { return t.key == p.tree }) {
+			kept = append(kept, p)
+			continue
+		}
+		out = append(out, p.d)
+	}
+	clear(s.sleep.probed[len(kept):])
+	s.sleep.probed = kept
+	return out
+}
+
+// probedAfterWalk appends t's probed decisions once t was walked, when the
+// walk left them true: the cache's version is still ver, the version before
+// the walk, and no sleeping queue was caught up (lateWakes is still late).
+func (s *Scheduler) probedAfterWalk(t *tree, ver, late uint64, out []Decision) []Decision {
+	unchanged := s.cache.Version() == ver && s.lateWakes == late
+	kept := s.sleep.probed[:0]
+	for _, p := range s.sleep.probed {
+		switch {
+		case p.tree != t.key:
+			kept = append(kept, p)
+		case unchanged:
+			out = append(out, p.d)
+		}
+	}
+	clear(s.sleep.probed[len(kept):])
+	s.sleep.probed = kept
+	return out
 }

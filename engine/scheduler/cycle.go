@@ -76,8 +76,14 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 		if s.stopCycle {
 			break // blockAdmission (see blockadmission.go)
 		}
+		ver, late := s.cache.Version(), s.lateWakes
 		out = s.scheduleTree(t, out)
+		out = s.probedAfterWalk(t, ver, late, out)
 	}
+	// A tree the cycle stopped before keeps its arrivals unexplained, as a
+	// walk of every queue does.
+	clear(s.sleep.probed)
+	s.sleep.probed = s.sleep.probed[:0]
 	// The snapshot counts the cycle's holds: a queue evaluated while they
 	// were charged must be woken when the next cycle starts without them.
 	s.snapshotTreeFree()
@@ -181,9 +187,9 @@ func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 	byKey := map[treeKey]*tree{}
 	var trees []*tree
 	walk := s.queuesToWalk()
-	*out = append(*out, s.sleep.probedPending...)
-	clear(s.sleep.probedPending)
-	s.sleep.probedPending = s.sleep.probedPending[:0]
+	// The queues that cannot admit are settled after the probed decisions
+	// that stand as they are (probedUnwalked), which need the trees.
+	var settled []Decision
 	for _, name := range walk {
 		q, ok := s.cache.ClusterQueue(name)
 		if !ok {
@@ -207,18 +213,14 @@ func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 					continue
 				}
 				if d, ok := s.filter(q, e.r); ok {
-					*out = append(*out, d)
+					settled = append(settled, d)
 				} else {
-					*out = append(*out, e.r.pendingDecision(Pending{Workload: e.r.pendingKey(), LocalQueue: e.r.lq.Name, ClusterQueue: name, Reason: reason, Message: st.Message}))
+					settled = append(settled, e.r.pendingDecision(Pending{Workload: e.r.pendingKey(), LocalQueue: e.r.lq.Name, ClusterQueue: name, Reason: reason, Message: st.Message}))
 				}
 			}
 			continue
 		}
-		k := treeKey{name: name}
-		if c := q.CohortName(); c != "" {
-			co, _ := s.cache.Cohort(c)
-			k = treeKey{cohort: true, name: rootName(co)}
-		}
+		k := s.treeKeyOf(q)
 		t, ok := byKey[k]
 		if !ok {
 			t = &tree{key: k.String()}
@@ -228,7 +230,18 @@ func (s *Scheduler) treesToSchedule(out *[]Decision) []*tree {
 		t.queues = append(t.queues, q)
 	}
 	sort.Slice(trees, func(i, j int) bool { return trees[i].key < trees[j].key })
+	*out = s.probedUnwalked(trees, *out)
+	*out = append(*out, settled...)
 	return trees
+}
+
+// treeKeyOf is the key of q's tree.
+func (s *Scheduler) treeKeyOf(q *quota.ClusterQueue) treeKey {
+	if c := q.CohortName(); c != "" {
+		co, _ := s.cache.Cohort(c)
+		return treeKey{cohort: true, name: rootName(co)}
+	}
+	return treeKey{name: q.Name()}
 }
 
 // treeKey tells a tree by its root Cohort, or its queue when it has none.

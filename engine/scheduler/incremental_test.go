@@ -276,6 +276,19 @@ func compareIncremental(t *testing.T, step int, inc, full []Decision) {
 			pf[p.Workload] = p
 		}
 	}
+	// "Every pending workload that was looked at and not admitted gets a
+	// Pending decision": one, in either cycle.
+	for name, ds := range map[string][]Decision{"incremental": inc, "full": full} {
+		seen := map[types.NamespacedName]bool{}
+		for _, d := range ds {
+			if p, ok := d.(Pending); ok {
+				if seen[p.Workload] {
+					t.Fatalf("step %d: the %s cycle explained %s twice: %v", step, name, p.Workload, ds)
+				}
+				seen[p.Workload] = true
+			}
+		}
+	}
 	for _, d := range inc {
 		p, ok := d.(Pending)
 		if !ok {

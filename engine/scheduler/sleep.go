@@ -113,10 +113,10 @@ type sleepState struct {
 	// wait, woken when their tree's release epoch moves (hold.go).
 	holders map[string]*sleeper
 	// arrivals are the workloads queued since the last cycle in queues that
-	// slept, for probeArrivals, and probedPending the Pending decisions of
-	// those a probe kept asleep, for the cycle to return.
-	arrivals      map[string][]*record
-	probedPending []Decision
+	// slept, for probeArrivals, and probed the Pending decisions of those a
+	// probe kept asleep, for the cycle to return (see probedAfterWalk).
+	arrivals map[string][]*record
+	probed   []probedDecision
 }
 
 func newSleepState() sleepState {
