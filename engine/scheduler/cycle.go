@@ -18,8 +18,10 @@ import (
 // Cycle runs one scheduling cycle at time now and returns, in a deterministic
 // order: evictions that stop policies and deactivation ask for; then pending
 // decisions for workloads that reach no ClusterQueue; then, ClusterQueue tree by
-// tree, admissions and pending decisions in the order they were made. Within a
-// tree, admissions, preemptions and evictions come in the order of its heads,
+// tree, admissions and pending decisions in the order they were made (the
+// explanations a probe gave a sleeping queue's new workloads come before the
+// trees when their tree is not walked, after its decisions when it is; see
+// arrivals.go). Within a tree, admissions, preemptions and evictions come in the order of its heads,
 // and each ClusterQueue's Pending decisions in its walk's order; a run of one
 // queue's equal workloads that settles as the first of them did may be settled
 // ahead of other queues' heads that change nothing (repeat.go).
