@@ -40,10 +40,9 @@ const maxSettleCycles = 100
 // checked.
 func TestPropertyConfirmedPreemptionsSettle(t *testing.T) {
 	t.Parallel()
-	steps := 3000
-	if testing.Short() {
-		steps = 500
-	}
+	// Steps never shrink, -short included (see propertySeeds): at 500 steps
+	// seed 9's stream preempted nothing and the test failed its own check.
+	const steps = 3000
 	for seed := uint64(1); seed <= 10; seed++ {
 		// Seeds 7, 8 and 10 run with fair sharing; 9 and 10 with preemptors
 		// waiting on overlapping targets (the
