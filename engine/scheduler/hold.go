@@ -69,9 +69,15 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 			sum[fr] = resources.Add(sum[fr], v)
 		}
 		s.cache.Charge(key, q.Name(), sum)
+		s.holds[i].holder = nil // no longer one head's hold
 	} else {
 		s.cache.Charge(key, q.Name(), amounts)
-		s.holds = append(s.holds, heldCharge{key: key, cq: q.Name(), usage: amounts, later: later})
+		hc := heldCharge{key: key, cq: q.Name(), usage: amounts, later: later}
+		if rn.strict {
+			held := *a
+			hc.holder = &holder{q: q, r: r, a: &held}
+		}
+		s.holds = append(s.holds, hc)
 	}
 	s.epoch++
 	s.holdMoves++
@@ -140,6 +146,7 @@ func (s *Scheduler) releaseHolds() {
 	for _, h := range s.holds {
 		s.cache.Release(h.key)
 	}
+	clear(s.holds) // drop the holders' records
 	s.holds = s.holds[:0]
 	for _, h := range s.deferredFits {
 		s.cache.Release(h.key)
@@ -317,4 +324,65 @@ func (s *Scheduler) treeOf(cq string) treeKey {
 		return treeKey{cohort: true, name: root}
 	}
 	return treeKey{name: cq}
+}
+
+// A StrictFIFO head that waits for preemption it cannot make is its queue's
+// head in every Kueue cycle, and holds in each at its place in the cycle's
+// order. The engine's walk takes a queue's later workloads in the same cycle,
+// after that head held; Kueue reaches each of them in a later cycle, one
+// head per queue per cycle, and orders it there against the holder afresh:
+// one that comes first is admitted before the holder holds (the fair-sharing
+// decisions runs dec-91 and dec-94, docs/kueue-decisions.md). So such a
+// workload sees the holds of the StrictFIFO heads it comes after alone.
+
+// holder is the StrictFIFO head behind a hold, with the assignment it waits
+// to preempt for.
+type holder struct {
+	q *quota.ClusterQueue
+	r *record
+	a *flavorassigner.Assignment
+}
+
+// laterCycle tells whether r, evaluated in rn's walk, is a head of a later
+// Kueue cycle: its queue took its turn in this one, or r comes after the
+// queue's head of this cycle (see laterInQueue).
+func (s *Scheduler) laterCycle(rn *run, r *record) bool {
+	return rn.took || s.laterInQueue(rn, r)
+}
+
+// fitsBeforeHolders tells whether res, r's assignment in q, fits with the
+// holds r sees as a head of a later Kueue cycle (see assign): those of the
+// StrictFIFO heads of q's tree that come after r in that cycle's order
+// lifted, besides the ones it never sees.
+func (s *Scheduler) fitsBeforeHolders(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, first bool) bool {
+	var passed []*holder
+	for _, h := range s.holds {
+		if h.holder != nil && !h.unseenBy(q, first) && s.treeOf(h.cq) == s.treeOf(q.Name()) && s.comesBefore(q, r, res, h.holder) {
+			passed = append(passed, h.holder)
+		}
+	}
+	if len(passed) == 0 {
+		return false
+	}
+	fits := false
+	s.releasingHolds(func(h heldCharge) bool {
+		return h.unseenBy(q, first) || h.holder != nil && slices.Contains(passed, h.holder)
+	}, func() { fits = s.fitsNow(q, res.Usage) })
+	return fits
+}
+
+// comesBefore tells whether r, with assignment res in q, comes before the
+// holder's head when both are heads of one Kueue cycle: by the order of
+// heads (headLess), or under fair sharing by the tournament at the nodes
+// where their paths part, with the shares as the cycle begins, before any
+// hold.
+func (s *Scheduler) comesBefore(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, h *holder) bool {
+	mine := &head{run: &run{q: q}, r: r, res: *res}
+	theirs := &head{run: &run{q: h.q}, r: h.r, res: flavorassigner.Result{Preemption: h.a}}
+	if s.strategies == nil {
+		return headLess(mine, theirs)
+	}
+	first := -1
+	s.withoutHolds(func() { first = s.fairPick([]*head{mine, theirs}) })
+	return first == 0
 }

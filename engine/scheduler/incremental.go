@@ -71,6 +71,10 @@ type heldCharge struct {
 	// later marks the holds of workloads whose queue had already taken
 	// its turn in the cycle (see run.took).
 	later bool
+	// holder is the StrictFIFO head that holds it, which holds again in
+	// every Kueue cycle at its place in that cycle's order (see
+	// passedHolds); nil for other holds.
+	holder *holder
 }
 
 // stateVersion is the cache version under which an assignment is remembered.
@@ -104,8 +108,12 @@ func (s *Scheduler) stateVersion() uint64 {
 // first tells that r's queue has not taken its turn in this cycle yet (see
 // run.took): r is then a head Kueue nominates in this cycle, and the holds
 // of workloads that are heads of Kueue's later cycles (later holds) cannot
-// keep it out.
-func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first bool) (res flavorassigner.Result, skipped bool) {
+// keep it out. laterCycle tells that r is a head of a later Kueue cycle (its
+// queue took its turn, or r comes after its queue's head of this cycle, see
+// laterInQueue): the StrictFIFO heads that hold in every cycle hold there
+// too, but only where that cycle's order reaches them, so r sees the holds
+// of those it comes after alone (see passedHolds).
+func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first, laterCycle bool) (res flavorassigner.Result, skipped bool) {
 	if len(s.holds) == 0 {
 		return s.nominate(q, r), false
 	}
@@ -115,6 +123,9 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first bool) (res fl
 	}
 	fits := true
 	s.withoutUnseenHolds(q, first, func() { fits = s.fitsNow(q, res.Usage) })
+	if !fits && laterCycle {
+		fits = s.fitsBeforeHolders(q, r, &res, first)
+	}
 	return res, !fits
 }
 

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -245,10 +246,10 @@ func dec61World(t *testing.T) *Scheduler {
 // the whole request: cq1 has no borrowing limit). cq2's head w05 and next w06
 // (3 cpu each) do not fit; Kueue reached cq2's third, w09 (1 cpu), in its third
 // cycle after the release, where the fair-sharing order put w09 before w10,
-// so it admitted w09 before w10 held. Quokka's cycle reaches w09 in one walk,
-// after w10's turn, and w10's hold keeps it out for the rest of the cycle
-// (deliberate difference 1): this test asserts Quokka's decision.
-func TestKueueRoundsNotTakenPastAStrictFIFOHold(t *testing.T) {
+// so it admitted w09 before w10 held. The engine's walk reaches w09 in the
+// same cycle as w10's hold, and orders it against w10 as that later Kueue
+// cycle would: w09 is admitted, as in Kueue.
+func TestKueueRoundsTakenPastAStrictFIFOHold(t *testing.T) {
 	cpu := corev1.ResourceCPU
 	w := func(name, lq string, prio int32, c string, at int) *WorkloadWrapper {
 		return MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).PodSet("main", 1).Request(cpu, c)
@@ -275,13 +276,75 @@ func TestKueueRoundsNotTakenPastAStrictFIFOHold(t *testing.T) {
 		t.Fatalf("admitted %v with the Cohort full", got)
 	}
 	s.FinishWorkload(key("ns", "w08"))
-	for range 2 { // the next cycle, without a BestEffortFIFO hold, decides the same
-		ds := s.Cycle(now)
-		if got := admittedNames(ds); len(got) != 0 {
-			t.Fatalf("admitted %v; want none: w10's hold keeps w09 out (Kueue admits w09 in a later cycle)", got)
-		}
-		if p := mustPending(t, ds, "w09", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
-			t.Fatalf("w09 pending with %q, want %q", p.Message, skippedMessage)
-		}
+	ds := s.Cycle(now)
+	if got := admittedNames(ds); !slices.Equal(got, []string{"w09"}) {
+		t.Fatalf("admitted %v; want [w09]: Kueue's cycle that reaches w09 orders it before w10's hold", got)
+	}
+	if _, ok := pendingFor(ds, "w10"); !ok {
+		t.Fatalf("w10: no pending decision: %v", ds)
+	}
+}
+
+// The same with the classic order: a StrictFIFO head holds in every cycle,
+// and a later workload of another queue comes before it, or after it, by
+// Kueue's order of heads (borrowing level, then priority, then creation).
+// Kueue's first cycle takes qa's head a1 and qb's head b1, in that order
+// (b1 borrows): neither finds victims, both hold, and b1 is parked.
+// Its second takes a1 and qb's next, b3: one that comes first is admitted
+// before a1 holds again; one that comes after is skipped ("no longer fits
+// after processing another workload"). The engine's walk reaches b3 in its
+// first cycle, after a1's hold, and decides as that second Kueue cycle.
+func TestStrictFIFOHoldPassedByTheHeadsKueueOrdersFirst(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	for _, tc := range []struct {
+		name    string
+		b3Prio  int32
+		admitB3 bool
+	}{
+		{name: "b3 of higher priority comes before a1", b3Prio: 15, admitB3: true},
+		{name: "b3 of lower priority comes after a1", b3Prio: 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := func(name, lq string, prio int32, c string, at int) *WorkloadWrapper {
+				return MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).PodSet("main", 1).Request(cpu, c)
+			}
+			s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeCohort("c").Obj(),
+				// Neither qa nor qb may reclaim (so both hold what they
+				// wait for); qb may preempt within itself, where nothing
+				// runs.
+				MakeClusterQueue("qa").Cohort("c").Strategy(kueue.StrictFIFO).
+					Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Quota("f1", cpu, "4").Obj(),
+				MakeClusterQueue("qb").Cohort("c").
+					Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).BorrowWithinCohort(nil).Quota("f1", cpu, "2").Obj(),
+				MakeClusterQueue("qc").Cohort("c").Quota("f1", cpu, "2").Obj(),
+				MakeLocalQueue("ns", "la", "qa").Obj(), MakeLocalQueue("ns", "lb", "qb").Obj(), MakeLocalQueue("ns", "lc", "qc").Obj(),
+				// qc uses 6 of the Cohort's 8 cpu and qb's b0 uses 1: 1 is
+				// free.
+				ksAdmittedAt(w("c0", "lc", 30, "6", 1), 2*time.Second, "qc", "f1"),
+				ksAdmittedAt(w("b0", "lb", 0, "1", 2), 3*time.Second, "qb", "f1"),
+				w("a1", "la", 10, "3", 5).Obj(),
+				// b1 comes first in qb (priority 20) but borrows, so a1
+				// comes before it in Kueue's order of heads; evicting b0
+				// would not make room for it.
+				w("b1", "lb", 20, "4", 6).Obj(),
+				w("b3", "lb", tc.b3Prio, "1", 8).Obj(),
+			)
+			ds := s.Cycle(now)
+			var want []string
+			if tc.admitB3 {
+				want = []string{"b3"}
+			}
+			if got := admittedNames(ds); !slices.Equal(got, want) {
+				t.Fatalf("admitted %v, want %v", got, want)
+			}
+			if _, ok := pendingFor(ds, "a1"); !ok {
+				t.Fatalf("a1: no pending decision: %v", ds)
+			}
+			if !tc.admitB3 {
+				if p := mustPending(t, ds, "b3", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
+					t.Fatalf("b3 pending with %q, want %q", p.Message, skippedMessage)
+				}
+			}
+		})
 	}
 }

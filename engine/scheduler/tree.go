@@ -124,7 +124,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			continue
 		}
 		if hd.ver != ver {
-			res, skipped := s.assign(hd.run.q, hd.r, !hd.run.took)
+			res, skipped := s.assign(hd.run.q, hd.r, !hd.run.took, s.laterCycle(hd.run, hd.r))
 			if skipped {
 				out = s.skipped(hd.run, hd.r, out)
 				continue
@@ -209,7 +209,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
-		res, skipped := s.assign(rn.q, e.r, !rn.took)
+		res, skipped := s.assign(rn.q, e.r, !rn.took, s.laterCycle(rn, e.r))
 		if skipped {
 			return s.skipped(rn, e.r, out)
 		}
