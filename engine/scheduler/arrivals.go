@@ -100,7 +100,7 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 		if s.partialOK(r) {
 			return false // its queue does not sleep while it waits (partial.go)
 		}
-		res, skipped := s.assign(q, r, false, false)
+		res, skipped := s.assign(q, r, false, holdView{})
 		if res.Fits || skipped {
 			return false
 		}

@@ -75,7 +75,8 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 		hc := heldCharge{key: key, cq: q.Name(), usage: amounts, later: later}
 		if rn.strict {
 			held := *a
-			hc.holder = &holder{q: q, r: r, a: &held}
+			s.strictHolds++
+			hc.holder = &holder{q: q, r: r, a: &held, seq: s.strictHolds}
 		}
 		s.holds = append(s.holds, hc)
 	}
@@ -328,19 +329,43 @@ func (s *Scheduler) treeOf(cq string) treeKey {
 
 // A StrictFIFO head that waits for preemption it cannot make is its queue's
 // head in every Kueue cycle, and holds in each at its place in the cycle's
-// order. The engine's walk takes a queue's later workloads in the same cycle,
-// after that head held; Kueue reaches each of them in a later cycle, one
-// head per queue per cycle, and orders it there against the holder afresh:
-// one that comes first is admitted before the holder holds (the fair-sharing
-// decisions runs dec-91 and dec-94, docs/kueue-decisions.md). So such a
-// workload sees the holds of the StrictFIFO heads it comes after alone.
+// order. The engine's walk may reach another queue's workload after that
+// head held, where Kueue's cycle that reaches it orders the two afresh: one
+// that comes first is admitted before the holder holds. That is so of a
+// queue's later workloads, which Kueue reaches in later cycles, one head per
+// queue per cycle (the fair-sharing decisions runs dec-91 and dec-94,
+// docs/kueue-decisions.md), and of a head the walk reached only after the
+// hold, past workloads Kueue had parked, which are no heads of its cycle
+// (dec-96, s48-5 event 16). A head that was among the cycle's heads when the
+// holder held was ordered against it then: it sees the hold.
 
 // holder is the StrictFIFO head behind a hold, with the assignment it waits
-// to preempt for.
+// to preempt for; seq numbers the StrictFIFO heads' holds in the order they
+// were made.
 type holder struct {
-	q *quota.ClusterQueue
-	r *record
-	a *flavorassigner.Assignment
+	q   *quota.ClusterQueue
+	r   *record
+	a   *flavorassigner.Assignment
+	seq uint64
+}
+
+// holdView tells which holds of StrictFIFO heads a workload is ordered
+// against (see fitsBeforeHolders), rather than seeing them as they stand.
+type holdView struct {
+	// later: it is a head of a later Kueue cycle (see laterCycle), ordered
+	// against every one of them.
+	later bool
+	// since: it became a head of this cycle after the holds numbered up
+	// to since were made; it is ordered against those. 0 is none.
+	since uint64
+}
+
+func (v holdView) orders() bool { return v.later || v.since > 0 }
+
+// freshView is the view of r, evaluated in rn's walk as it becomes a head:
+// every StrictFIFO hold made so far was made before.
+func (s *Scheduler) freshView(rn *run, r *record) holdView {
+	return holdView{later: s.laterCycle(rn, r), since: s.strictHolds}
 }
 
 // laterCycle tells whether r, evaluated in rn's walk, is a head of a later
@@ -351,14 +376,18 @@ func (s *Scheduler) laterCycle(rn *run, r *record) bool {
 }
 
 // fitsBeforeHolders tells whether res, r's assignment in q, fits with the
-// holds r sees as a head of a later Kueue cycle (see assign): those of the
-// StrictFIFO heads of q's tree that come after r in that cycle's order
-// lifted, besides the ones it never sees.
-func (s *Scheduler) fitsBeforeHolders(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, first bool) bool {
+// holds r sees (see assign): those of the StrictFIFO heads of q's tree that
+// view orders r against and that come after r in Kueue's order lifted,
+// besides the ones it never sees.
+func (s *Scheduler) fitsBeforeHolders(q *quota.ClusterQueue, r *record, res *flavorassigner.Result, first bool, view holdView) bool {
 	var passed []*holder
 	for _, h := range s.holds {
-		if h.holder != nil && !h.unseenBy(q, first) && s.treeOf(h.cq) == s.treeOf(q.Name()) && s.comesBefore(q, r, res, h.holder) {
-			passed = append(passed, h.holder)
+		hd := h.holder
+		if hd == nil || !view.later && hd.seq > view.since || h.unseenBy(q, first) || s.treeOf(h.cq) != s.treeOf(q.Name()) {
+			continue
+		}
+		if s.comesBefore(q, r, res, hd) {
+			passed = append(passed, hd)
 		}
 	}
 	if len(passed) == 0 {
@@ -370,7 +399,6 @@ func (s *Scheduler) fitsBeforeHolders(q *quota.ClusterQueue, r *record, res *fla
 	}, func() { fits = s.fitsNow(q, res.Usage) })
 	return fits
 }
-
 // comesBefore tells whether r, with assignment res in q, comes before the
 // holder's head when both are heads of one Kueue cycle: by the order of
 // heads (headLess), or under fair sharing by the tournament at the nodes

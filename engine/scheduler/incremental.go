@@ -108,12 +108,9 @@ func (s *Scheduler) stateVersion() uint64 {
 // first tells that r's queue has not taken its turn in this cycle yet (see
 // run.took): r is then a head Kueue nominates in this cycle, and the holds
 // of workloads that are heads of Kueue's later cycles (later holds) cannot
-// keep it out. laterCycle tells that r is a head of a later Kueue cycle (its
-// queue took its turn, or r comes after its queue's head of this cycle, see
-// laterInQueue): the StrictFIFO heads that hold in every cycle hold there
-// too, but only where that cycle's order reaches them, so r sees the holds
-// of those it comes after alone (see passedHolds).
-func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first, laterCycle bool) (res flavorassigner.Result, skipped bool) {
+// keep it out. view tells which holds of StrictFIFO heads r is ordered
+// against as Kueue's cycle that reaches it would order it (see holdView).
+func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first bool, view holdView) (res flavorassigner.Result, skipped bool) {
 	if len(s.holds) == 0 {
 		return s.nominate(q, r), false
 	}
@@ -123,8 +120,8 @@ func (s *Scheduler) assign(q *quota.ClusterQueue, r *record, first, laterCycle b
 	}
 	fits := true
 	s.withoutUnseenHolds(q, first, func() { fits = s.fitsNow(q, res.Usage) })
-	if !fits && laterCycle {
-		fits = s.fitsBeforeHolders(q, r, &res, first)
+	if !fits && view.orders() {
+		fits = s.fitsBeforeHolders(q, r, &res, first, view)
 	}
 	return res, !fits
 }

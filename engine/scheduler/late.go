@@ -170,7 +170,7 @@ func (s *Scheduler) nextContender(rn *run) *head {
 			s.parkIfDue(rn, e.r) // as the walk at its place would have
 			continue
 		}
-		res, skipped := s.assign(rn.q, e.r, !rn.took, s.laterCycle(rn, e.r))
+		res, skipped := s.assign(rn.q, e.r, !rn.took, s.freshView(rn, e.r))
 		if skipped {
 			return nil // walked no further in this cycle (see skipped)
 		}

@@ -348,3 +348,50 @@ func TestStrictFIFOHoldPassedByTheHeadsKueueOrdersFirst(t *testing.T) {
 		})
 	}
 }
+
+// A head reached after a StrictFIFO hold, past workloads Kueue had parked.
+// Decisions run dec-96 (seed 48, scenario 5, event 16, fair sharing): cq2's
+// w13 and w05 failed in earlier cycles and are parked (Kueue's inadmissible
+// list), cq1's StrictFIFO head w10 holds in every cycle, and cq2's new w14
+// (1 cpu, borrowing the Cohort's last free one) is cq2's only head in
+// Kueue's next cycle, where the fair-sharing order puts it before w10: Kueue
+// admitted it at once. The engine's walk reaches w14 only after its parked
+// predecessors, when w10 has held; it orders w14 against w10 as Kueue's cycle
+// does, and admits it.
+func TestHeadPastParkedWorkloadsOrderedAgainstAStrictFIFOHold(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	w := func(name, lq string, prio int32, c string, at int) *WorkloadWrapper {
+		return MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).PodSet("main", 1).Request(cpu, c)
+	}
+	opts := Options{FairSharing: &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}}
+	s := world(t, opts, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeCohort("c").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).Quota("f1", cpu, "0").Obj(),
+		MakeClusterQueue("cq2").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).FairWeight("1").
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Quota("f1", cpu, "3", Borrowing("4"), Lending("0")).Obj(),
+		MakeClusterQueue("cq3").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.TryNextFlavor).FairWeight("0").
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Quota("f1", cpu, "5").Obj(),
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(), MakeLocalQueue("ns", "lq3", "cq3").Obj(),
+		ksAdmittedAt(w("w02", "lq2", 10, "3", 44), 45*time.Second, "cq2", "f1"),
+		ksAdmittedAt(w("w07", "lq3", 20, "3", 59), 60*time.Second, "cq3", "f1"),
+		ksAdmittedAt(w("w09", "lq2", 0, "1", 63), 64*time.Second, "cq2", "f1"),
+		w("w03", "lq3", 0, "3", 46).Obj(),
+		w("w05", "lq2", 10, "3", 54).Obj(),
+		w("w06", "lq2", 0, "3", 57).Obj(),
+		w("w10", "lq1", 10, "3", 66).Obj(),
+		w("w11", "lq3", 20, "3", 71).Obj(),
+		w("w12", "lq3", 20, "3", 73).Obj(),
+		w("w13", "lq2", 20, "3", 75).Obj(),
+	)
+	for _, n := range []string{"w03", "w05", "w06", "w11", "w12", "w13"} {
+		s.ParkWorkload(key("ns", n))
+	}
+	apply(t, s, w("w14", "lq2", 10, "1", 78).Obj())
+	ds := s.Cycle(now)
+	if got := admittedNames(ds); !slices.Equal(got, []string{"w14"}) {
+		t.Fatalf("admitted %v; want [w14]: Kueue's cycle has w14, not its parked predecessors, as cq2's head, ordered before w10", got)
+	}
+	if _, ok := pendingFor(ds, "w10"); !ok {
+		t.Fatalf("w10: no pending decision: %v", ds)
+	}
+}

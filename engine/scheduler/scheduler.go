@@ -207,6 +207,8 @@ type Scheduler struct {
 	// holdMoves counts the moves of epoch made by holds, which nominations
 	// do not see (see viewEpoch).
 	holdMoves uint64
+	// strictHolds numbers the holds of StrictFIFO heads (see holder.seq).
+	strictHolds uint64
 	// heldOnce is set by a cycle in which a BestEffortFIFO workload held
 	// quota, which it does for that cycle only (see WantsCycle).
 	heldOnce bool

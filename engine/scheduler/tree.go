@@ -59,13 +59,16 @@ type head struct {
 	// victims, which the preemptor took first: it is skipped for the cycle
 	// (see notAdmitted).
 	readyRoom bool
+	// since is the last hold of a StrictFIFO head made before it became a
+	// head of the cycle (see holdView).
+	since uint64
 }
 
 // newHead makes the head for a queue's candidate evaluated at ver.
 func (s *Scheduler) newHead(rn *run, r *record, res flavorassigner.Result, ver uint64) *head {
 	hd := s.heads.get()
 	fit := s.nominatedFit(rn.q, &res)
-	*hd = head{run: rn, r: r, res: res, ver: ver, nominatedFit: fit, readyRoom: fit && !res.Fits}
+	*hd = head{run: rn, r: r, res: res, ver: ver, nominatedFit: fit, readyRoom: fit && !res.Fits, since: s.strictHolds}
 	return hd
 }
 
@@ -124,7 +127,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			continue
 		}
 		if hd.ver != ver {
-			res, skipped := s.assign(hd.run.q, hd.r, !hd.run.took, s.laterCycle(hd.run, hd.r))
+			res, skipped := s.assign(hd.run.q, hd.r, !hd.run.took, holdView{later: s.laterCycle(hd.run, hd.r), since: hd.since})
 			if skipped {
 				out = s.skipped(hd.run, hd.r, out)
 				continue
@@ -209,7 +212,7 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			}
 			continue
 		}
-		res, skipped := s.assign(rn.q, e.r, !rn.took, s.laterCycle(rn, e.r))
+		res, skipped := s.assign(rn.q, e.r, !rn.took, s.freshView(rn, e.r))
 		if skipped {
 			return s.skipped(rn, e.r, out)
 		}
