@@ -399,6 +399,7 @@ func (s *Scheduler) fitsBeforeHolders(q *quota.ClusterQueue, r *record, res *fla
 	}, func() { fits = s.fitsNow(q, res.Usage) })
 	return fits
 }
+
 // comesBefore tells whether r, with assignment res in q, comes before the
 // holder's head when both are heads of one Kueue cycle: by the order of
 // heads (headLess), or under fair sharing by the tournament at the nodes
