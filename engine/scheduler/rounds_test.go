@@ -250,19 +250,8 @@ func dec61World(t *testing.T) *Scheduler {
 // same cycle as w10's hold, and orders it against w10 as that later Kueue
 // cycle would: w09 is admitted, as in Kueue.
 func TestKueueRoundsTakenPastAStrictFIFOHold(t *testing.T) {
-	cpu := corev1.ResourceCPU
-	w := func(name, lq string, prio int32, c string, at int) *WorkloadWrapper {
-		return MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).PodSet("main", 1).Request(cpu, c)
-	}
-	opts := Options{FairSharing: &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}}
-	s := world(t, opts, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeCohort("c").Obj(),
-		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).
-			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).Quota("f1", cpu, "0").Obj(),
-		MakeClusterQueue("cq2").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).FairWeight("1").
-			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Quota("f1", cpu, "3", Borrowing("4"), Lending("0")).Obj(),
-		MakeClusterQueue("cq3").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.TryNextFlavor).FairWeight("0").
-			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Quota("f1", cpu, "5").Obj(),
-		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(), MakeLocalQueue("ns", "lq3", "cq3").Obj(),
+	w := prioCPUWorkload
+	s := strictHoldWorld(t,
 		ksAdmittedAt(w("w02", "lq2", 10, "3", 2), 3*time.Second, "cq2", "f1"),
 		ksAdmittedAt(w("w07", "lq3", 20, "3", 17), 18*time.Second, "cq3", "f1"),
 		ksAdmittedAt(w("w08", "lq3", 20, "2", 19), 20*time.Second, "cq3", "f1"),
@@ -359,19 +348,8 @@ func TestStrictFIFOHoldPassedByTheHeadsKueueOrdersFirst(t *testing.T) {
 // predecessors, when w10 has held; it orders w14 against w10 as Kueue's cycle
 // does, and admits it.
 func TestHeadPastParkedWorkloadsOrderedAgainstAStrictFIFOHold(t *testing.T) {
-	cpu := corev1.ResourceCPU
-	w := func(name, lq string, prio int32, c string, at int) *WorkloadWrapper {
-		return MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).PodSet("main", 1).Request(cpu, c)
-	}
-	opts := Options{FairSharing: &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}}
-	s := world(t, opts, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeCohort("c").Obj(),
-		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).
-			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).Quota("f1", cpu, "0").Obj(),
-		MakeClusterQueue("cq2").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).FairWeight("1").
-			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Quota("f1", cpu, "3", Borrowing("4"), Lending("0")).Obj(),
-		MakeClusterQueue("cq3").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.TryNextFlavor).FairWeight("0").
-			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Quota("f1", cpu, "5").Obj(),
-		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(), MakeLocalQueue("ns", "lq3", "cq3").Obj(),
+	w := prioCPUWorkload
+	s := strictHoldWorld(t,
 		ksAdmittedAt(w("w02", "lq2", 10, "3", 44), 45*time.Second, "cq2", "f1"),
 		ksAdmittedAt(w("w07", "lq3", 20, "3", 59), 60*time.Second, "cq3", "f1"),
 		ksAdmittedAt(w("w09", "lq2", 0, "1", 63), 64*time.Second, "cq2", "f1"),
@@ -394,4 +372,34 @@ func TestHeadPastParkedWorkloadsOrderedAgainstAStrictFIFOHold(t *testing.T) {
 	if _, ok := pendingFor(ds, "w10"); !ok {
 		t.Fatalf("w10: no pending decision: %v", ds)
 	}
+}
+
+// prioCPUWorkload is a one-pod workload of namespace ns asking for c cpu,
+// created at seconds after the epoch.
+func prioCPUWorkload(name, lq string, prio int32, c string, at int) *WorkloadWrapper {
+	return MakeWorkload("ns", name).Queue(lq).Priority(prio).Created(time.Duration(at)*time.Second).PodSet("main", 1).Request(corev1.ResourceCPU, c)
+}
+
+// strictHoldWorld is the fair-sharing world of decisions runs dec-91, dec-94
+// and dec-96 (seed 48, scenario 5) with the given workloads: cq1, StrictFIFO
+// with no quota of its own and unable to always reclaim, so its head holds;
+// cq2, which lends nothing and may reclaim any; cq3, weighing 0, which lends
+// its 5 cpu.
+func strictHoldWorld(t *testing.T, workloads ...*kueue.Workload) *Scheduler {
+	t.Helper()
+	cpu := corev1.ResourceCPU
+	opts := Options{FairSharing: &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}}
+	objs := []any{namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeCohort("c").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).Quota("f1", cpu, "0").Obj(),
+		MakeClusterQueue("cq2").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.MayStopSearch).FairWeight("1").
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Quota("f1", cpu, "3", Borrowing("4"), Lending("0")).Obj(),
+		MakeClusterQueue("cq3").Cohort("c").WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.TryNextFlavor).FairWeight("0").
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).Quota("f1", cpu, "5").Obj(),
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(), MakeLocalQueue("ns", "lq3", "cq3").Obj(),
+	}
+	for _, wl := range workloads {
+		objs = append(objs, wl)
+	}
+	return world(t, opts, objs...)
 }
