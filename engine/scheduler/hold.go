@@ -363,16 +363,22 @@ type holdView struct {
 func (v holdView) orders() bool { return v.later || v.since > 0 }
 
 // freshView is the view of r, evaluated in rn's walk as it becomes a head:
-// every StrictFIFO hold made so far was made before.
+// every StrictFIFO hold made so far was made before. After a workload of
+// its queue was skipped in the cycle, none: Kueue's next cycles have that
+// one as the queue's head again (see run.skippedOne), not r.
 func (s *Scheduler) freshView(rn *run, r *record) holdView {
+	if rn.skippedOne {
+		return holdView{}
+	}
 	return holdView{later: s.laterCycle(rn, r), since: s.strictHolds}
 }
 
 // laterCycle tells whether r, evaluated in rn's walk, is a head of a later
 // Kueue cycle: its queue took its turn in this one, or r comes after the
-// queue's head of this cycle (see laterInQueue).
+// queue's head of this cycle (see laterInQueue), and no workload of its
+// queue was skipped before it in this cycle (see run.skippedOne).
 func (s *Scheduler) laterCycle(rn *run, r *record) bool {
-	return rn.took || s.laterInQueue(rn, r)
+	return !rn.skippedOne && (rn.took || s.laterInQueue(rn, r))
 }
 
 // fitsBeforeHolders tells whether res, r's assignment in q, fits with the

@@ -403,3 +403,57 @@ func strictHoldWorld(t *testing.T, workloads ...*kueue.Workload) *Scheduler {
 	}
 	return world(t, opts, objs...)
 }
+
+// A later workload behind a head skipped beside a StrictFIFO hold. Decisions
+// run dec-103 (fair sharing, seed 3, scenario 5, event 12), on the first
+// version of the hold order: once w01 finished, cq3's StrictFIFO head w02
+// (3 cpu, no victims, cq3 cannot always reclaim) held, and cq1's w06, w04
+// and w07, whose victims no longer made room beside it, were skipped. Kueue
+// requeues a skipped workload at once, so w06 is cq1's head again in every
+// next cycle, skipped again while w02 holds, and cq1's w03 (1 cpu, which
+// fits without the hold) is never a head: Kueue leaves it pending. The
+// engine's walk reaches w03 in the same cycle; it sees w02's hold, as a
+// workload behind a skipped one is no head of Kueue's later cycles.
+func TestLaterWorkloadBehindASkippedHeadSeesAStrictFIFOHold(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	w := prioCPUWorkload
+	opts := Options{FairSharing: &config.FairSharing{PreemptionStrategies: []config.PreemptionStrategy{config.LessThanOrEqualToFinalShare, config.LessThanInitialShare}}}
+	L := kueue.PreemptionPolicyLowerOrNewerEqualPriority
+	N := kueue.PreemptionPolicyNever
+	s := world(t, opts, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("f2").Obj(), MakeCohort("c").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").WhenCanBorrow(kueue.MayStopSearch).WhenCanPreempt(kueue.TryNextFlavor).
+			Preemption(N, L).Quota("f1", cpu, "3", Borrowing("2")).Obj(),
+		MakeClusterQueue("cq2").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.TryNextFlavor).WhenCanPreempt(kueue.TryNextFlavor).
+			Preemption(N, L).Quota("f1", cpu, "0", Borrowing("4")).Quota("f2", cpu, "1", Borrowing("3")).Obj(),
+		MakeClusterQueue("cq3").Cohort("c").Strategy(kueue.StrictFIFO).WhenCanBorrow(kueue.MayStopSearch).WhenCanPreempt(kueue.TryNextFlavor).FairWeight("2").
+			Preemption(N, L).Quota("f1", cpu, "4", Lending("2")).Obj(),
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(), MakeLocalQueue("ns", "lq3", "cq3").Obj(),
+		ksAdmittedAt(w("w01", "lq2", 10, "2", 9), 10*time.Second, "cq2", "f1"),
+		ksAdmittedAt(w("w08", "lq1", 10, "2", 25), 26*time.Second, "cq1", "f1"),
+		ksAdmittedAt(w("w10", "lq3", 10, "1", 30), 31*time.Second, "cq3", "f1"),
+		ksAdmittedAt(w("w11", "lq3", 20, "2", 33), 34*time.Second, "cq3", "f1"),
+		w("w02", "lq3", 0, "3", 11).Obj(),
+		w("w03", "lq1", 0, "1", 14).Obj(),
+		w("w04", "lq1", 10, "3", 16).Obj(),
+		w("w05", "lq2", 0, "2", 18).Obj(),
+		w("w06", "lq1", 20, "3", 20).Obj(),
+		w("w07", "lq1", 10, "3", 22).Obj(),
+		w("w09", "lq2", 0, "2", 28).Obj(),
+		MakeWorkload("ns", "w12").Queue("lq2").Priority(10).Created(35*time.Second).PodSet("main", 2).Request(cpu, "1").Obj(),
+	)
+	for _, n := range []string{"w03", "w04", "w06", "w07"} {
+		s.ParkWorkload(key("ns", n))
+	}
+	s.FinishWorkload(key("ns", "w01"))
+	for range 2 {
+		ds := s.Cycle(now)
+		if got := admittedNames(ds); len(got) != 0 {
+			t.Fatalf("admitted %v; want none: w03 is behind w06, skipped beside w02's hold in every Kueue cycle", got)
+		}
+		for _, n := range []string{"w06", "w03"} {
+			if p := mustPending(t, ds, n, ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
+				t.Fatalf("%s pending with %q, want %q", n, p.Message, skippedMessage)
+			}
+		}
+	}
+}

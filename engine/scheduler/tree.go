@@ -36,6 +36,12 @@ type run struct {
 	// is a later hold (see assign), which cannot keep out the heads of
 	// other queues that have not taken their turn.
 	took bool
+	// skippedOne is set once a workload of the queue was skipped in this
+	// cycle ("no longer fits after processing another workload"). Kueue
+	// requeues such a workload at once, so it is its queue's head again in
+	// the next cycle, and the queue's later workloads are no heads of
+	// Kueue's next cycles while what skipped it lasts (see holdView).
+	skippedOne bool
 }
 
 // head is a queue's current candidate with the assignment it got when last
@@ -68,7 +74,7 @@ type head struct {
 func (s *Scheduler) newHead(rn *run, r *record, res flavorassigner.Result, ver uint64) *head {
 	hd := s.heads.get()
 	fit := s.nominatedFit(rn.q, &res)
-	*hd = head{run: rn, r: r, res: res, ver: ver, nominatedFit: fit, readyRoom: fit && !res.Fits, since: s.strictHolds}
+	*hd = head{run: rn, r: r, res: res, ver: ver, nominatedFit: fit, readyRoom: fit && !res.Fits, since: s.freshView(rn, r).since}
 	return hd
 }
 
@@ -365,6 +371,7 @@ func (s *Scheduler) settleUnfit(rn *run, r *record, res *flavorassigner.Result, 
 		// heads took or hold: Kueue's check before it issues a cycle's
 		// preemptions, which skips it in these words.
 		msg = skippedMessage
+		rn.skippedOne = true
 	}
 	return append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(), Reason: res.Reason, Message: msg})), held
 }
@@ -426,6 +433,7 @@ const skippedMessage = "Workload no longer fits after processing another workloa
 // Kueue requeues it at the head of its queue, and awake for the next.
 func (s *Scheduler) skipped(rn *run, r *record, out []Decision) []Decision {
 	rn.outcome.active = true
+	rn.skippedOne = true
 	s.unpark(r)
 	out = append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(),
 		Reason: ReasonInsufficientQuotaInCohort, Message: skippedMessage}))
