@@ -73,7 +73,7 @@ type heldCharge struct {
 	later bool
 	// holder is the StrictFIFO head that holds it, which holds again in
 	// every Kueue cycle at its place in that cycle's order (see
-	// passedHolds); nil for other holds.
+	// fitsBeforeHolders); nil for other holds.
 	holder *holder
 }
 
