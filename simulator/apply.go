@@ -164,7 +164,7 @@ func (s *sim) upsertClusterQueue(cq *kueue.ClusterQueue, src manifest.Source) er
 	if err := s.engine.UpsertClusterQueue(cq); err != nil {
 		return &manifest.Error{Source: src, Object: "ClusterQueue " + cq.Name, Err: err}
 	}
-	groups := groupsInEffect(cq.Spec.ResourceGroups, cq.Status.EffectiveQuotas, s.engineOpts.DynamicQuotaOrchestration)
+	groups := groupsInEffect(cq.Spec.ResourceGroups, cq.Status.EffectiveQuotas, s.config.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration))
 	s.acct.setQuotas(cq.Name, s.now, quotasOf(groups))
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
 	kueuev1alpha1 "quokka.dev/quokka/apis/kueue/v1alpha1"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/dqo"
@@ -23,7 +24,7 @@ func (s *sim) orchestrate() error {
 		return nil
 	}
 	names := sortedNames(s.world.dqos)
-	if !s.engineOpts.DynamicQuotaOrchestration {
+	if !s.config.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration) {
 		for _, n := range names {
 			s.noteCondition(s.world.dqos[n].obj, metav1.Condition{Type: "FeatureGate", Status: metav1.ConditionFalse, Reason: "Disabled",
 				Message: "the DynamicQuotaOrchestration feature gate is off in the Configuration: nothing is discovered or distributed"})

@@ -71,44 +71,18 @@ type Engine interface {
 	LocalQueueUsage() []LocalQueueResult
 }
 
-// EngineOptions are the engine's switches, resolved once from the Configuration.
+// EngineOptions are what an engine is built from. The engine reads the
+// Configuration as the manager reads it (scheduler.OptionsFromConfiguration),
+// so that a simulation decides with the switches the manager would; the
+// simulator adds only what it knows of the jobs.
 type EngineOptions struct {
-	// DynamicQuotaOrchestration makes status.effectiveQuotas replace
-	// spec.resourceGroups.
-	DynamicQuotaOrchestration bool
-	// FairSharing is the Configuration's fairSharing block; nil when fair
-	// sharing is off.
-	FairSharing *configv1beta2.FairSharing
-	// AdmissionFairSharing is the Configuration's admissionFairSharing block
-	// when the AdmissionFairSharing gate is on; nil otherwise.
-	AdmissionFairSharing *configv1beta2.AdmissionFairSharing
-	// WaitOnOverlappingTargets is the RecomputeAssignmentUponPreemptionTargetsOverlap
-	// gate turned off: a preemptor whose victims are already being evicted waits for
-	// them instead of evicting victims of its own.
-	WaitOnOverlappingTargets bool
-	// NoPartialAdmission is the PartialAdmission gate turned off: a pod
-	// set's minCount is ignored.
-	NoPartialAdmission bool
-	// NoReclaimablePods is the ReclaimablePods gate turned off: a
-	// Workload's status.reclaimablePods is ignored.
-	NoReclaimablePods bool
-	// NoPrioritySortingWithinCohort is the PrioritySortingWithinCohort gate
-	// turned off: heads of a cohort's queues are not ordered by priority.
-	NoPrioritySortingWithinCohort bool
-	// NoEquivalenceHashing is the SchedulingEquivalenceHashing gate turned
-	// off: only the workload whose evaluation failed is parked, not the
-	// workloads of its queue that Kueue's class cannot tell apart from it.
-	NoEquivalenceHashing bool
-	// PriorityBoost is Kueue's PriorityBoost gate: a Workload's
-	// kueue.x-k8s.io/priority-boost annotation is added to its priority.
-	PriorityBoost bool
-	// Resources is the Configuration's resources block (excluded prefixes,
-	// transformations); nil counts requests as they are.
-	Resources *configv1beta2.Resources
-	// WaitForPodsReady is the Configuration's waitForPodsReady block when
-	// some job's pods take time to be ready (podsready.go); nil: every job's
-	// pods are ready at admission and nothing waits for them.
-	WaitForPodsReady *configv1beta2.WaitForPodsReady
+	// Configuration is the validated, defaulted Configuration in effect.
+	Configuration *configv1beta2.Configuration
+	// PodsReadyModelled tells that some job's pods take time to be ready
+	// (podsready.go). Only then does the Configuration's waitForPodsReady
+	// block reach the engine; otherwise every job's pods are ready at
+	// admission and nothing waits for them.
+	PodsReadyModelled bool
 }
 
 // NewEngineFunc builds an engine. It fails when the options ask for something the

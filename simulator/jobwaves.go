@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 
+	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/resources"
 	"quokka.dev/quokka/engine/workload"
@@ -57,7 +58,7 @@ func lastWave(runtime time.Duration, completions, pods int32) (time.Duration, in
 // setLastWaveTimer sets the timer of an admitted Job's last wave, when the
 // ReclaimablePods gate is on and that wave leaves pods idle.
 func (s *sim) setLastWaveTimer(w *workloadRecord) {
-	if s.engineOpts.NoReclaimablePods || len(w.podSets) != 1 {
+	if !s.config.FeatureGate(configv1beta2.FeatureReclaimablePods) || len(w.podSets) != 1 {
 		return
 	}
 	after, idle := lastWave(w.runtime, w.completions, w.podSets[0].Count)
@@ -71,7 +72,7 @@ func (s *sim) setLastWaveTimer(w *workloadRecord) {
 // its admission and status.reclaimablePods), and their quota is released.
 func (s *sim) reclaimPods(t finishTimer) error {
 	w, ok := s.workloads[t.key]
-	if !ok || w.state != StateAdmitted || w.gen != t.gen || s.engineOpts.NoReclaimablePods {
+	if !ok || w.state != StateAdmitted || w.gen != t.gen || !s.config.FeatureGate(configv1beta2.FeatureReclaimablePods) {
 		return nil
 	}
 	w.reclaimable = t.reclaim

@@ -120,10 +120,9 @@ type WorkloadResult struct {
 
 // sim is one run's state.
 type sim struct {
-	opts       Options
-	engine     Engine
-	engineOpts EngineOptions
-	config     *configv1beta2.Configuration
+	opts   Options
+	engine Engine
+	config *configv1beta2.Configuration
 
 	docs []manifest.Document
 	next int
@@ -219,40 +218,11 @@ func (s *sim) start() error {
 	return s.useConfiguration(cfg, src)
 }
 
-// EngineOptionsFromConfiguration resolves a validated Configuration into the
-// engine's options, as the manager's scheduler.OptionsFromConfiguration does
-// (the adapter's test holds the two equal, gate by gate); waitForPodsReady is
-// passed on only when podsReady, when some job's pods take time to be ready
-// (podsready.go).
-func EngineOptionsFromConfiguration(cfg *configv1beta2.Configuration, podsReady bool) EngineOptions {
-	opts := EngineOptions{
-		DynamicQuotaOrchestration:     cfg.FeatureGate(configv1beta2.FeatureDynamicQuotaOrchestration),
-		WaitOnOverlappingTargets:      !cfg.FeatureGate(configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap),
-		NoPartialAdmission:            !cfg.FeatureGate(configv1beta2.FeaturePartialAdmission),
-		NoReclaimablePods:             !cfg.FeatureGate(configv1beta2.FeatureReclaimablePods),
-		NoPrioritySortingWithinCohort: !cfg.FeatureGate(configv1beta2.FeaturePrioritySortingWithinCohort),
-		NoEquivalenceHashing:          !cfg.FeatureGate(configv1beta2.FeatureSchedulingEquivalenceHashing),
-		PriorityBoost:                 cfg.FeatureGate(configv1beta2.FeaturePriorityBoost),
-	}
-	if cfg.FairSharingEnabled() {
-		opts.FairSharing = cfg.FairSharing
-	}
-	if cfg.AdmissionFairSharingEnabled() {
-		opts.AdmissionFairSharing = cfg.AdmissionFairSharing
-	}
-	opts.Resources = cfg.Resources
-	if podsReady {
-		opts.WaitForPodsReady = cfg.WaitForPodsReady
-	}
-	return opts
-}
-
-// useConfiguration resolves the Configuration into engine options and builds a new
-// engine; a Configuration applied during the run restarts the manager, so the
-// engine is rebuilt from the objects as they are at that instant.
+// useConfiguration builds a new engine for the Configuration; a Configuration
+// applied during the run restarts the manager, so the engine is rebuilt from the
+// objects as they are at that instant.
 func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.Source) error {
-	opts := EngineOptionsFromConfiguration(cfg, s.podsReadyModelled)
-	eng, err := s.opts.NewEngine(opts)
+	eng, err := s.opts.NewEngine(EngineOptions{Configuration: cfg, PodsReadyModelled: s.podsReadyModelled})
 	if err != nil {
 		if src != nil {
 			return &manifest.Error{Source: *src, Object: "Configuration", Err: err}
@@ -265,7 +235,7 @@ func (s *sim) useConfiguration(cfg *configv1beta2.Configuration, src *manifest.S
 				Err: fmt.Errorf("%s (with the Configuration applied at %s)", errs.ToAggregate(), formatDuration(s.now))}
 		}
 	}
-	s.config, s.engineOpts, s.engine = cfg, opts, eng
+	s.config, s.engine = cfg, eng
 	if err := s.replay(); err != nil {
 		return err
 	}

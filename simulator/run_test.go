@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	configv1beta2 "quokka.dev/quokka/apis/config/v1beta2"
 	"quokka.dev/quokka/engine/resources"
 )
 
@@ -139,16 +140,22 @@ metadata: {annotations: {simulation.quokka.dev/at: 1h}}
 featureGates: {DynamicQuotaOrchestration: true, RecomputeAssignmentUponPreemptionTargetsOverlap: false, SchedulingEquivalenceHashing: false}
 `)
 	res, engines := run(t, d, Options{}, nil)
-	if len(engines) != 2 || engines[0].opts.DynamicQuotaOrchestration || !engines[1].opts.DynamicQuotaOrchestration {
-		t.Fatalf("want the default engine, then one with the gate on; got %d engines", len(engines))
+	if len(engines) != 2 {
+		t.Fatalf("want the default engine, then one for the new Configuration; got %d engines", len(engines))
 	}
-	if engines[0].opts.WaitOnOverlappingTargets || !engines[1].opts.WaitOnOverlappingTargets {
-		t.Errorf("want preemptors to wait on overlapping targets only once the RecomputeAssignmentUponPreemptionTargetsOverlap gate is off; got %v then %v",
-			engines[0].opts.WaitOnOverlappingTargets, engines[1].opts.WaitOnOverlappingTargets)
-	}
-	if engines[0].opts.NoEquivalenceHashing || !engines[1].opts.NoEquivalenceHashing {
-		t.Errorf("want workloads parked by class only while the SchedulingEquivalenceHashing gate is on; got off=%v then off=%v",
-			engines[0].opts.NoEquivalenceHashing, engines[1].opts.NoEquivalenceHashing)
+	for _, g := range []struct {
+		gate          configv1beta2.Feature
+		before, after bool
+	}{
+		{configv1beta2.FeatureDynamicQuotaOrchestration, false, true},
+		{configv1beta2.FeatureRecomputeAssignmentUponPreemptionTargetsOverlap, true, false},
+		{configv1beta2.FeatureSchedulingEquivalenceHashing, true, false},
+	} {
+		before := engines[0].opts.Configuration.FeatureGate(g.gate)
+		after := engines[1].opts.Configuration.FeatureGate(g.gate)
+		if before != g.before || after != g.after {
+			t.Errorf("%s: the engines were built with %v then %v, want %v then %v", g.gate, before, after, g.before, g.after)
+		}
 	}
 	w := engines[1].wls[types.NamespacedName{Namespace: "ns", Name: "a"}]
 	if w == nil || w.wl.Status.Admission == nil || w.wl.Status.Admission.ClusterQueue != "cq" {

@@ -41,33 +41,29 @@ func Supported() Capabilities {
 // different question than the one asked.
 func New(opts simulator.EngineOptions) (simulator.Engine, error) {
 	caps := Supported()
-	if opts.FairSharing != nil && !caps.FairSharing {
+	so := SchedulerOptions(opts)
+	if so.FairSharing != nil && !caps.FairSharing {
 		return nil, errors.New("the Configuration enables fair sharing (it has a fairSharing block), which the engine does not implement yet; remove the block to simulate classic preemption")
 	}
-	if opts.AdmissionFairSharing != nil && !caps.AdmissionFairSharing {
+	if so.AdmissionFairSharing != nil && !caps.AdmissionFairSharing {
 		return nil, errors.New("the Configuration enables admission fair sharing (admissionFairSharing block with the AdmissionFairSharing gate on), which the engine does not implement yet; remove the block")
 	}
-	return &engine{s: scheduler.New(SchedulerOptions(opts))}, nil
+	return &engine{s: scheduler.New(so)}, nil
 }
 
-// SchedulerOptions is the engine's options for the simulator's.
+// SchedulerOptions is the engine's options for the simulator's: the manager's
+// reading of the Configuration (scheduler.OptionsFromConfiguration), with
+// waitForPodsReady only where the simulation models pods that take time to
+// be ready, and quiet cycles.
 func SchedulerOptions(opts simulator.EngineOptions) scheduler.Options {
-	return scheduler.Options{
-		DynamicQuotaOrchestration:     opts.DynamicQuotaOrchestration,
-		FairSharing:                   opts.FairSharing,
-		AdmissionFairSharing:          opts.AdmissionFairSharing,
-		WaitOnOverlappingTargets:      opts.WaitOnOverlappingTargets,
-		NoPartialAdmission:            opts.NoPartialAdmission,
-		NoReclaimablePods:             opts.NoReclaimablePods,
-		NoPrioritySortingWithinCohort: opts.NoPrioritySortingWithinCohort,
-		NoEquivalenceHashing:          opts.NoEquivalenceHashing,
-		PriorityBoost:                 opts.PriorityBoost,
-		Resources:                     scheduler.ResourceRules(opts.Resources),
-		WaitForPodsReady:              scheduler.WaitForPodsReadyOptions(opts.WaitForPodsReady),
-		// The simulator reads reasons only from the cycle after WakeAll,
-		// at the end of a run (Engine.WakeAll).
-		QuietCycles: true,
+	so := scheduler.OptionsFromConfiguration(opts.Configuration)
+	if !opts.PodsReadyModelled {
+		so.WaitForPodsReady = nil
 	}
+	// The simulator reads reasons only from the cycle after WakeAll, at the
+	// end of a run (Engine.WakeAll).
+	so.QuietCycles = true
+	return so
 }
 
 // engine wraps *scheduler.Scheduler.

@@ -12,12 +12,12 @@ import (
 	"quokka.dev/quokka/simulator"
 )
 
-// The simulator decides with the options the manager would: for every feature
-// gate Quokka knows, on and off, and with the Configuration's blocks that
-// reach the engine (fair sharing, admission fair sharing, waitForPodsReady,
-// resources), the simulator's options, through the adapter, are the
-// manager's (scheduler.OptionsFromConfiguration), but for QuietCycles, a
-// driver's choice. A gate added to one and not the other fails here.
+// The simulator decides with the options the manager would: the manager's
+// reading of the Configuration (scheduler.OptionsFromConfiguration), for every
+// feature gate on and off and with every block that reaches the engine, but
+// for two things of the simulator's own: quiet cycles, and waitForPodsReady
+// only where some job's pods take time to be ready (without that, a block
+// would make every admitted workload wait for a PodsReady no one sets).
 func TestSimulatorEngineOptionsAreTheManagers(t *testing.T) {
 	base := func() *configapi.Configuration {
 		cfg := configapi.Default()
@@ -30,10 +30,16 @@ func TestSimulatorEngineOptionsAreTheManagers(t *testing.T) {
 	check := func(name string, cfg *configapi.Configuration) {
 		t.Helper()
 		want := scheduler.OptionsFromConfiguration(cfg)
-		got := SchedulerOptions(simulator.EngineOptionsFromConfiguration(cfg, true))
+		got := SchedulerOptions(simulator.EngineOptions{Configuration: cfg, PodsReadyModelled: true})
+		if !got.QuietCycles {
+			t.Errorf("%s: the simulator's cycles must be quiet", name)
+		}
 		got.QuietCycles = want.QuietCycles
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the simulator's engine options\n  %+v\nare not the manager's\n  %+v", name, got, want)
+		}
+		if got := SchedulerOptions(simulator.EngineOptions{Configuration: cfg}); got.WaitForPodsReady != nil {
+			t.Errorf("%s: waitForPodsReady reaches the engine of a simulation whose pods are all ready at admission", name)
 		}
 	}
 	check("defaults with every block", base())
