@@ -13,8 +13,23 @@ import "quokka.dev/quokka/engine/resources"
 // borrowerSet is the queues that borrow in one cell, by queue id (see
 // Cache.queueID): hashing an id instead of a queue's name, on every move of a
 // queue across its nominal quota and every look into the set, was a tenth of
-// a loaded simulation.
-type borrowerSet map[int32]*ClusterQueue
+// a loaded simulation. Each entry keeps the queue's cell, so that a look
+// into the set can tell at once whether the queue still borrows there.
+//
+// The set may hold queues that no longer borrow in its cell (see
+// noteBorrowingCell): EachBorrowerInTree passes over them, and drops them
+// unless a charge is lifted.
+type borrowerSet map[int32]borrowerEntry
+
+// borrowerEntry is a queue of a borrower set and its cell of the set's key.
+type borrowerEntry struct {
+	q  *ClusterQueue
+	cl *cell
+}
+
+// borrows tells whether the queue uses more than its nominal quota in the
+// cell.
+func (e borrowerEntry) borrows() bool { return e.cl.used() > e.cl.sub() }
 
 // noteBorrowing records in which cells q borrows now, after a change of its
 // quotas or place.
@@ -26,7 +41,7 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 		cl := q.cell(fr)
 		borrows := cl.used() > cl.sub()
 		if borrows {
-			set[q.id] = q
+			set[q.id] = borrowerEntry{q: q, cl: cl}
 		} else {
 			delete(set, q.id)
 		}
@@ -38,7 +53,7 @@ func (c *Cache) noteBorrowing(q *ClusterQueue) {
 		if _, indexed := c.borrowers[fr]; !indexed {
 			borrows := cl.usage != 0 && cl.usage > cl.subtree
 			if borrows {
-				c.borrowerSetOf(fr, cl)[q.id] = q
+				c.borrowerSetOf(fr, cl)[q.id] = borrowerEntry{q: q, cl: cl}
 			}
 			cl.listed = borrows
 		}
@@ -76,13 +91,15 @@ func (c *Cache) noteBorrowingIn(q *ClusterQueue, cells resources.Amounts) {
 	}
 }
 
-// noteBorrowingAt records whether q borrows in cell fr.
+// noteBorrowingAt records that q borrows in cell fr, if it does.
 //
-// A charge's release and charge again (a hold released around a question,
-// a candidate lifted in a preemption search) rarely moves a queue across its
-// nominal quota, so the cell remembers whether the queue is listed and the
-// index's maps, whose hashing of names was a sixth of a loaded simulation,
-// are touched only when that changes.
+// The cell remembers whether the queue is listed, and the index's maps,
+// whose hashing of names was a sixth of a loaded simulation, are touched only
+// when a queue that is not listed starts to borrow. A queue that stops
+// borrowing stays listed until a look into the set passes over it (see
+// EachBorrowerInTree): the holds lifted around every question of a week's
+// backlog moved hundreds of queues below their nominal quota and back each
+// time, and deleting and adding them again was a twentieth of its run.
 func (c *Cache) noteBorrowingAt(q *ClusterQueue, fr resources.FlavorResource) {
 	c.noteBorrowingCell(q, fr, q.cell(fr))
 }
@@ -97,17 +114,11 @@ func (c *Cache) noteBorrowingCell(q *ClusterQueue, fr resources.FlavorResource, 
 		}
 		return
 	}
-	borrows := cl.used() > cl.sub()
-	if cl.listed == borrows {
+	if cl.listed || cl.used() <= cl.sub() {
 		return
 	}
-	cl.listed = borrows
-	set := c.borrowerSetOf(fr, cl)
-	if borrows {
-		set[q.id] = q
-	} else {
-		delete(set, q.id)
-	}
+	cl.listed = true
+	c.borrowerSetOf(fr, cl)[q.id] = borrowerEntry{q: q, cl: cl}
 }
 
 // forgetBorrower drops a deleted queue from the index.
@@ -131,15 +142,27 @@ func (c *Cache) EachBorrowerInTree(q *ClusterQueue, frs map[resources.FlavorReso
 		seen = map[int32]bool{}
 	}
 	for fr := range frs {
-		for id, o := range c.borrowers[fr] {
+		set := c.borrowers[fr]
+		for id, e := range set {
+			if !e.borrows() {
+				// Listed, but no longer borrowing here (see
+				// noteBorrowingCell). While a charge is lifted, the
+				// queue most likely borrows again once it is put back:
+				// keep it listed then.
+				if c.lifted == 0 {
+					delete(set, id)
+					e.cl.listed = false
+				}
+				continue
+			}
 			if seen != nil {
 				if seen[id] {
 					continue
 				}
 				seen[id] = true
 			}
-			if r, ok := treeRoot(o); ok && r == root {
-				f(o)
+			if r, ok := treeRoot(e.q); ok && r == root {
+				f(e.q)
 			}
 		}
 	}

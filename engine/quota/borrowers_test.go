@@ -40,6 +40,21 @@ func TestPropertyBorrowersIndexMatchesTheTree(t *testing.T) {
 						t.Fatalf("step %d%s, tree of %s: borrowers by walking %v, by the index %v", step, when, name, walked, indexed)
 					}
 				}
+				// A queue that stopped borrowing may stay listed until a
+				// look passes over it, and only while a charge is lifted
+				// after that: the index must not grow into a list of
+				// every queue that ever borrowed.
+				if c.lifted == 0 {
+					borrowing := 0
+					for _, name := range c.ClusterQueueNames() {
+						if mustCQ(t, c, name).Borrowed(h100GPU) > 0 {
+							borrowing++
+						}
+					}
+					if n := len(c.borrowers[h100GPU]); n != borrowing {
+						t.Fatalf("step %d%s: the index lists %d queues after a look, %d borrow", step, when, n, borrowing)
+					}
+				}
 			}
 			for step := range 300 {
 				if rng.IntN(4) == 0 {

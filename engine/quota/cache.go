@@ -45,6 +45,10 @@ type Cache struct {
 	// borrowers holds the queues that use more than their nominal quota in
 	// some cell (see borrowers.go).
 	borrowers map[resources.FlavorResource]borrowerSet
+	// lifted counts the charges lifted and not yet restored (Lift): while
+	// any is, the borrower index keeps queues that stopped borrowing (see
+	// EachBorrowerInTree).
+	lifted int
 	// queueIDs numbers ClusterQueue names for the borrower index, once per
 	// name: a queue replaced by an update, or deleted and added again, keeps
 	// its number.

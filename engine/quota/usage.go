@@ -76,14 +76,23 @@ func (c *Cache) Release(key types.NamespacedName) {
 // the charge's cells (a hold set aside around a question, see package
 // scheduler's releasingHolds).
 func (c *Cache) Lift(key types.NamespacedName, cells map[resources.FlavorResource]bool) bool {
+	var lifted bool
 	if cells == nil {
-		return c.shiftWhole(key, c.lift)
+		lifted = c.shiftWhole(key, c.lift)
+	} else {
+		lifted = c.shift(key, cells, removeUsage)
 	}
-	return c.shift(key, cells, removeUsage)
+	if lifted {
+		c.lifted++
+	}
+	return lifted
 }
 
 // Restore puts back what Lift took out, given the same cells.
 func (c *Cache) Restore(key types.NamespacedName, cells map[resources.FlavorResource]bool) {
+	if c.lifted > 0 {
+		c.lifted--
+	}
 	if cells == nil {
 		c.shiftWhole(key, c.restore)
 		return
