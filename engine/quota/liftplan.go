@@ -19,7 +19,18 @@ import (
 type liftPlan struct {
 	q     *ClusterQueue
 	steps []liftStep
+	// gone marks a plan the cache dropped, which a LiftHandle may still
+	// hold.
+	gone bool
 }
+
+// A LiftHandle keeps a charge's lift plan for a caller that lifts the same
+// charge whole around many questions (package scheduler's holds), so that
+// LiftWhole and RestoreWhole find the plan without hashing the charge's key:
+// that lookup was a twentieth of a week's simulation. The zero value is
+// empty; a handle whose plan the cache dropped is filled again at the next
+// lift.
+type LiftHandle struct{ p *liftPlan }
 
 // liftStep is one cell of a charge.
 type liftStep struct {
@@ -60,7 +71,20 @@ func (c *Cache) planFor(key types.NamespacedName, ch charge, q *ClusterQueue) *l
 
 // forgetPlans drops every lift plan: the tree's structure changed, and with
 // it the nodes and cells plans point to.
-func (c *Cache) forgetPlans() { clear(c.plans) }
+func (c *Cache) forgetPlans() {
+	for _, p := range c.plans {
+		p.gone = true
+	}
+	clear(c.plans)
+}
+
+// dropPlan drops the lift plan of key, if any: its charge changed.
+func (c *Cache) dropPlan(key types.NamespacedName) {
+	if p, ok := c.plans[key]; ok {
+		p.gone = true
+		delete(c.plans, key)
+	}
+}
 
 // level returns the Cohort's cell of the step's resource, adding it as
 // cellFor would.

@@ -48,7 +48,7 @@ func (c *Cache) Release(key types.NamespacedName) {
 	}
 	c.version++
 	delete(c.charges, key)
-	delete(c.plans, key)
+	c.dropPlan(key)
 	c.unbound(ch)
 	if set := c.byCQ[ch.cq]; set != nil {
 		delete(set, key)
@@ -78,7 +78,7 @@ func (c *Cache) Release(key types.NamespacedName) {
 func (c *Cache) Lift(key types.NamespacedName, cells map[resources.FlavorResource]bool) bool {
 	var lifted bool
 	if cells == nil {
-		lifted = c.shiftWhole(key, c.lift)
+		lifted = c.shiftWhole(key, nil, c.lift)
 	} else {
 		lifted = c.shift(key, cells, removeUsage)
 	}
@@ -94,26 +94,52 @@ func (c *Cache) Restore(key types.NamespacedName, cells map[resources.FlavorReso
 		c.lifted--
 	}
 	if cells == nil {
-		c.shiftWhole(key, c.restore)
+		c.shiftWhole(key, nil, c.restore)
 		return
 	}
 	c.shift(key, cells, addUsage)
 }
 
-// shiftWhole lifts or restores a whole charge along its lift plan.
-func (c *Cache) shiftWhole(key types.NamespacedName, move func(*liftPlan)) bool {
-	p, ok := c.plans[key]
-	if !ok {
-		ch, charged := c.charges[key]
-		if !charged {
-			return false
+// LiftWhole is Lift(key, nil) with the charge's plan kept in h.
+func (c *Cache) LiftWhole(key types.NamespacedName, h *LiftHandle) bool {
+	if !c.shiftWhole(key, h, c.lift) {
+		return false
+	}
+	c.lifted++
+	return true
+}
+
+// RestoreWhole is Restore(key, nil) with the handle LiftWhole was given.
+func (c *Cache) RestoreWhole(key types.NamespacedName, h *LiftHandle) {
+	if c.lifted > 0 {
+		c.lifted--
+	}
+	c.shiftWhole(key, h, c.restore)
+}
+
+// shiftWhole lifts or restores a whole charge along its lift plan, the one h
+// keeps when it is still the cache's (h may be nil).
+func (c *Cache) shiftWhole(key types.NamespacedName, h *LiftHandle, move func(*liftPlan)) bool {
+	var p *liftPlan
+	if h != nil && h.p != nil && !h.p.gone {
+		p = h.p
+	} else {
+		var ok bool
+		if p, ok = c.plans[key]; !ok {
+			ch, charged := c.charges[key]
+			if !charged {
+				return false
+			}
+			q, exists := c.ClusterQueue(ch.cq)
+			if !exists {
+				c.version++
+				return true
+			}
+			p = c.planFor(key, ch, q)
 		}
-		q, exists := c.ClusterQueue(ch.cq)
-		if !exists {
-			c.version++
-			return true
+		if h != nil {
+			h.p = p
 		}
-		p = c.planFor(key, ch, q)
 	}
 	c.version++
 	move(p)

@@ -244,9 +244,10 @@ func (s *Scheduler) releasingHolds(match func(heldCharge) bool, f func()) {
 		return
 	}
 	lifted := s.liftedHolds[:0]
-	for _, h := range s.holds {
-		if match(h) && s.cache.Lift(h.key, nil) {
-			lifted = append(lifted, h.key)
+	for i := range s.holds {
+		h := &s.holds[i]
+		if match(*h) && s.cache.LiftWhole(h.key, &h.lift) {
+			lifted = append(lifted, i)
 		}
 	}
 	if len(lifted) == 0 {
@@ -257,7 +258,8 @@ func (s *Scheduler) releasingHolds(match func(heldCharge) bool, f func()) {
 	f()
 	s.holdsLifted = false
 	for i := len(lifted) - 1; i >= 0; i-- {
-		s.cache.Restore(lifted[i], nil)
+		h := &s.holds[lifted[i]]
+		s.cache.RestoreWhole(h.key, &h.lift)
 	}
 	s.liftedHolds = lifted[:0]
 }

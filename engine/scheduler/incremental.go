@@ -75,6 +75,8 @@ type heldCharge struct {
 	// every Kueue cycle at its place in that cycle's order (see
 	// fitsBeforeHolders); nil for other holds.
 	holder *holder
+	// lift keeps the charge's lift plan for releasingHolds.
+	lift quota.LiftHandle
 }
 
 // stateVersion is the cache version under which an assignment is remembered.

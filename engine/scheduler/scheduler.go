@@ -297,8 +297,8 @@ type Scheduler struct {
 	// it, and walkStruct as this cycle's do (see park.go).
 	lastWalkStruct, walkStruct uint64
 	// liftedHolds and holdsLifted are releasingHolds' own: the holds it
-	// set aside, and that it has.
-	liftedHolds []types.NamespacedName
+	// set aside (indexes into holds), and that it has.
+	liftedHolds []int
 	holdsLifted bool
 	// deferredFits are the cycle's reservations of workloads that fit once
 	// the evictions in flight complete (see deferFit); unlike holds, their
