@@ -73,8 +73,9 @@ func (c *Cache) Release(key types.NamespacedName) {
 // into updating the other cells, the record of charges and its index by
 // queue. Between Lift and Restore the workload must be neither charged nor
 // released, and Charged and ChargedTo still count it. Nil cells lift all of
-// the charge's cells (a hold set aside around a question, see package
-// scheduler's releasingHolds).
+// the charge's cells, along its lift plan (liftplan.go; package scheduler's
+// releasingHolds sets its holds aside around each question with LiftWhole,
+// which keeps the plan in a handle).
 func (c *Cache) Lift(key types.NamespacedName, cells map[resources.FlavorResource]bool) bool {
 	var lifted bool
 	if cells == nil {
