@@ -77,45 +77,48 @@ func (c *Cache) Release(key types.NamespacedName) {
 // releasingHolds sets its holds aside around each question with LiftWhole,
 // which keeps the plan in a handle).
 func (c *Cache) Lift(key types.NamespacedName, cells map[resources.FlavorResource]bool) bool {
-	var lifted bool
 	if cells == nil {
-		lifted = c.shiftWhole(key, nil, c.lift)
-	} else {
-		lifted = c.shift(key, cells, removeUsage)
+		return c.LiftWhole(key, nil)
 	}
+	return c.counted(c.shift(key, cells, removeUsage))
+}
+
+// Restore puts back what Lift took out, given the same cells.
+func (c *Cache) Restore(key types.NamespacedName, cells map[resources.FlavorResource]bool) {
+	if cells == nil {
+		c.RestoreWhole(key, nil)
+		return
+	}
+	c.uncount()
+	c.shift(key, cells, addUsage)
+}
+
+// LiftWhole is Lift(key, nil) with the charge's plan kept in h (nil: none
+// kept).
+func (c *Cache) LiftWhole(key types.NamespacedName, h *LiftHandle) bool {
+	return c.counted(c.shiftWhole(key, h, c.lift))
+}
+
+// RestoreWhole is Restore(key, nil) with the handle LiftWhole was given.
+func (c *Cache) RestoreWhole(key types.NamespacedName, h *LiftHandle) {
+	c.uncount()
+	c.shiftWhole(key, h, c.restore)
+}
+
+// counted counts a charge lifted, when lifted, for the borrower index (see
+// EachBorrowerInTree), and returns lifted.
+func (c *Cache) counted(lifted bool) bool {
 	if lifted {
 		c.lifted++
 	}
 	return lifted
 }
 
-// Restore puts back what Lift took out, given the same cells.
-func (c *Cache) Restore(key types.NamespacedName, cells map[resources.FlavorResource]bool) {
+// uncount counts a lifted charge restored.
+func (c *Cache) uncount() {
 	if c.lifted > 0 {
 		c.lifted--
 	}
-	if cells == nil {
-		c.shiftWhole(key, nil, c.restore)
-		return
-	}
-	c.shift(key, cells, addUsage)
-}
-
-// LiftWhole is Lift(key, nil) with the charge's plan kept in h.
-func (c *Cache) LiftWhole(key types.NamespacedName, h *LiftHandle) bool {
-	if !c.shiftWhole(key, h, c.lift) {
-		return false
-	}
-	c.lifted++
-	return true
-}
-
-// RestoreWhole is Restore(key, nil) with the handle LiftWhole was given.
-func (c *Cache) RestoreWhole(key types.NamespacedName, h *LiftHandle) {
-	if c.lifted > 0 {
-		c.lifted--
-	}
-	c.shiftWhole(key, h, c.restore)
 }
 
 // shiftWhole lifts or restores a whole charge along its lift plan, the one h
