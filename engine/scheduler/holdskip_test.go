@@ -247,3 +247,97 @@ func TestNominatedFittingHeadPreemptsInItsCycle(t *testing.T) {
 		t.Fatalf("victims %q, want low in the cycle that admitted a (decisions %v)", got, ds)
 	}
 }
+
+// A head that fit when its cycle began and lost its room to an earlier
+// admission of the cycle, where another assignment would take it now, waits
+// for the heads Kueue's cycle takes after it: Kueue checks the nominated
+// assignment when the head's turn comes and skips it ("Workload no longer
+// fits after processing another workload"), the heads after it in the cycle
+// get what is left, and its next cycle nominates the head again (fair-sharing
+// decisions run dec-114, seed 54, scenario 5, event 7, read in Kueue's log,
+// dec-115: cycle 437 admitted w07, skipped w03 and admitted w05; cycle 438
+// admitted w03 in the flavor w05 left). The engine assigned it again on the
+// spot, in the flavor the next head was nominated in. Now it is assigned
+// again once the cycle's first heads are done, in the same Cycle (deliberate
+// difference 1). b (highest priority, within cqb's quota) is admitted first
+// and takes all of f1; a, nominated in f1 (borrowing, MayStopSearch), no
+// longer fits; c, nominated in f2 (borrowing, lower priority than a), is
+// admitted; then a gets f2 if room is left.
+func TestKueueHeadThatLostItsFlavorWaitsForTheCyclesHeads(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	for _, tc := range []struct {
+		lent   string // cql's f2, which a and c borrow
+		admits []string
+	}{
+		{lent: "2", admits: []string{"b", "c"}},
+		{lent: "4", admits: []string{"b", "c", "a"}},
+	} {
+		t.Run("f2 "+tc.lent, func(t *testing.T) {
+			s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("f2").Obj(),
+				MakeClusterQueue("cqb").Cohort("c").Quota("f1", cpu, "2").Obj(),
+				MakeClusterQueue("cqa").Cohort("c").Quota("f1", cpu, "0").Quota("f2", cpu, "0").Obj(),
+				MakeClusterQueue("cqc").Cohort("c").Quota("f2", cpu, "0").Obj(),
+				MakeClusterQueue("cql").Cohort("c").Quota("f2", cpu, tc.lent).Obj(),
+				MakeLocalQueue("ns", "lqa", "cqa").Obj(), MakeLocalQueue("ns", "lqb", "cqb").Obj(),
+				MakeLocalQueue("ns", "lqc", "cqc").Obj(),
+				MakeWorkload("ns", "b").Queue("lqb").Priority(30).Created(time.Second).Request(cpu, "2").Obj(),
+				MakeWorkload("ns", "a").Queue("lqa").Priority(20).Created(2*time.Second).Request(cpu, "2").Obj(),
+				MakeWorkload("ns", "c").Queue("lqc").Priority(10).Created(3*time.Second).Request(cpu, "2").Obj(),
+			)
+			ds := s.Cycle(now)
+			if got := admittedNames(ds); !slices.Equal(got, tc.admits) {
+				t.Fatalf("admitted %v, want %v: a's nomination in f1 no longer fits once b is admitted, and c goes before it (decisions %v)", got, tc.admits, ds)
+			}
+			if slices.Contains(tc.admits, "a") {
+				if a := admits(ds)[2]; a.PodSets[0].Flavors[cpu] != "f2" {
+					t.Fatalf("a admitted in %v, want f2", a.PodSets[0].Flavors)
+				}
+				return
+			}
+			if p := mustPending(t, ds, "a", ReasonInsufficientQuotaInCohort); p.Message == skippedMessage {
+				t.Fatalf("a's message %q: evaluated again after c, it must say what it lacks now", p.Message)
+			}
+		})
+	}
+}
+
+// The same when the room went to a ready preemptor, which the engine admits
+// before its walks and Kueue nominates with the other heads of its cycle: in
+// dec-114's world Kueue nominated w03 in the memory flavor the preemptor w07
+// then took, admitted w07, skipped w03 and admitted w05 in the cpu flavor w03
+// would otherwise have got. p reclaims f1 from v; once v is gone, a (whose
+// queue borrows) is nominated in f1, as Kueue's snapshot has it free, where
+// the engine, with p admitted, gave it f2 at once and left c out.
+func TestKueueHeadNominatedInAReadyPreemptorsRoomWaitsForTheCyclesHeads(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("f2").Obj(),
+		MakeClusterQueue("cqp").Cohort("c").Quota("f1", cpu, "2").
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Obj(),
+		MakeClusterQueue("cqv").Cohort("c").Quota("f1", cpu, "0").Obj(),
+		MakeClusterQueue("cqa").Cohort("c").Quota("f1", cpu, "0").Quota("f2", cpu, "0").Obj(),
+		MakeClusterQueue("cqc").Cohort("c").Quota("f2", cpu, "0").Obj(),
+		MakeClusterQueue("cql").Cohort("c").Quota("f2", cpu, "2").Obj(),
+		MakeLocalQueue("ns", "lqp", "cqp").Obj(), MakeLocalQueue("ns", "lqv", "cqv").Obj(),
+		MakeLocalQueue("ns", "lqa", "cqa").Obj(), MakeLocalQueue("ns", "lqc", "cqc").Obj(),
+		MakeWorkload("ns", "v").Queue("lqv").Priority(0).Request(cpu, "2").ReserveQuota("cqv", "f1").Obj(),
+		MakeWorkload("ns", "p").Queue("lqp").Priority(30).Created(time.Second).Request(cpu, "2").Obj(),
+	)
+	ds := s.Cycle(now)
+	if got := victimNames(ds); got != "v:InCohortReclamation" {
+		t.Fatalf("victims %q, want p to reclaim v (decisions %v)", got, ds)
+	}
+	confirm(s, ds)
+	for _, w := range []*kueue.Workload{
+		MakeWorkload("ns", "a").Queue("lqa").Priority(20).Created(2*time.Second).Request(cpu, "2").Obj(),
+		MakeWorkload("ns", "c").Queue("lqc").Priority(10).Created(3*time.Second).Request(cpu, "2").Obj(),
+	} {
+		if err := s.UpsertWorkload(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds = s.Cycle(now.Add(time.Second))
+	if got := admittedNames(ds); !slices.Equal(got, []string{"p", "c"}) {
+		t.Fatalf("admitted %v, want [p c]: a's nomination in f1 no longer fits once p is admitted, and c goes before it (decisions %v)", got, ds)
+	}
+	mustPending(t, ds, "a", ReasonInsufficientQuotaInCohort)
+}

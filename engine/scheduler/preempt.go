@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -338,6 +339,29 @@ func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Resu
 		s.chargeBack(gone)
 	})
 	return fits
+}
+
+// readyNomination is r's assignment as Kueue nominates it when ready
+// preemptors of its tree were admitted before the walks (admitReady; in
+// Kueue they are heads of the same cycle): without them and without holds.
+// It tells whether that differs from res, which fits with them counted: the
+// head is then ordered by its nomination and, as its nomination no longer
+// fits once they are admitted, skipped at its turn (see scheduleTree). Only
+// a queue's first workload of the cycle is a head Kueue nominates with them.
+func (s *Scheduler) readyNomination(rn *run, r *record, res *flavorassigner.Result) (flavorassigner.Result, bool) {
+	if len(s.readyAdmits) == 0 || rn.took || !res.Fits {
+		return flavorassigner.Result{}, false
+	}
+	var nom flavorassigner.Result
+	s.withoutHolds(func() {
+		var gone []heldCharge
+		for _, k := range s.readyAdmits {
+			gone = s.releaseCharge(k, gone)
+		}
+		nom = flavorassigner.Assign(s.cache, rn.q, r.info.PodSets, s.assignOptions(rn.q, r))
+		s.chargeBack(gone)
+	})
+	return nom, nom.Fits && !maps.Equal(nom.Usage, res.Usage)
 }
 
 // needsPreemptionAtCycleStart tells whether usage, which does not fit in q

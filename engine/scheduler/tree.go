@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
@@ -68,6 +69,10 @@ type head struct {
 	// since is the last hold of a StrictFIFO head made before it became a
 	// head of the cycle (see holdView).
 	since uint64
+	// moved tells that it was skipped once in this cycle, its nomination
+	// no longer fitting where another assignment would, and put back when
+	// Kueue's next cycle would take it (see scheduleTree).
+	moved bool
 }
 
 // newHead makes the head for a queue's candidate evaluated at ver.
@@ -85,6 +90,20 @@ func (s *Scheduler) newHead(rn *run, r *record, res flavorassigner.Result, ver u
 // again when it reaches the top. Usage only grows within a cycle, so a head can
 // only turn from non-borrowing to borrowing or to not fitting (or pick a later
 // flavor); re-inserting it when its key got worse keeps the heap's top exact.
+//
+// A head that fit when its queue's walk reached it, as Kueue nominates it, and
+// that now fits only in another assignment (a later flavor, fewer pods) waits
+// for the rest of Kueue's cycle: Kueue checks the nominated assignment when
+// the head's turn comes, skips it ("Workload no longer fits after processing
+// another workload"), lets the heads after it take what is left, and
+// nominates it again in its next cycle (decisions run dec-114, seed 54,
+// scenario 5). So it is put aside (moved) and back into the heap, to be
+// assigned again, when the first head of a later round comes up (a queue's
+// workload after the one it took its turn with, a head of Kueue's next
+// cycles) or no head is left: in the same Cycle, as deliberate difference 1
+// takes Kueue's later cycles. Such a head that now needs preemption still
+// preempts at its turn (deliberate difference 1; see
+// TestNominatedFittingHeadPreemptsInItsCycle).
 func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	var ver uint64
 	h := &headHeap{}
@@ -120,8 +139,22 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		out = s.pushNext(rn, h, ver, out)
 	}
 	s.walk.popping = true
-	for h.Len() > 0 {
+	// moved holds the heads skipped because their nomination no longer
+	// fits where another assignment would (see above): Kueue's next
+	// cycle, which they wait for, begins with the first head of a later
+	// round, or when none is left.
+	var moved []*head
+	for h.Len() > 0 || len(moved) > 0 {
+		if h.Len() == 0 {
+			moved = retryMoved(h, moved)
+			continue
+		}
 		hd := h.pop()
+		if len(moved) > 0 && hd.run != nil && hd.run.took && !hd.placeholder {
+			h.push(hd)
+			moved = retryMoved(h, moved)
+			continue
+		}
 		if hd.placeholder {
 			out = s.popPlaceholder(hd, ver, out)
 			continue
@@ -141,6 +174,15 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			hd.ver = ver
 			if !res.Fits && !s.contends(hd.run.q, &res) {
 				out = s.notAdmitted(hd, &res, h, ver, out)
+				continue
+			}
+			if res.Fits && hd.res.Fits && !hd.moved && !maps.Equal(res.Usage, hd.res.Usage) && !s.fitsNow(hd.run.q, hd.res.Usage) {
+				// It fit as nominated, no longer does, and would now
+				// fit elsewhere (another flavor, fewer pods): Kueue
+				// checks the nominated assignment and skips it, to be
+				// nominated again next cycle (see scheduleTree).
+				hd.moved = true
+				moved = append(moved, hd)
 				continue
 			}
 			worse := level(&res) > level(&hd.res)
@@ -226,6 +268,12 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 			if !res.Fits && s.settlesAhead(rn, e.r, &res) {
 				out = append(out, s.repeatSettle(rn, e.r, &res))
 				continue
+			}
+			if nom, ok := s.readyNomination(rn, e.r, &res); ok {
+				// Ordered and checked as Kueue nominated it, in the
+				// room the ready preemptors took since: stale.
+				h.push(s.newHead(rn, e.r, nom, staleVer))
+				return out
 			}
 			h.push(s.newHead(rn, e.r, res, ver))
 			return out
@@ -422,6 +470,16 @@ func (s *Scheduler) notAdmitted(hd *head, res *flavorassigner.Result, h *headHea
 		return s.blockRest(rn, r, out)
 	}
 	return s.pushNext(rn, h, ver, out)
+}
+
+// retryMoved puts the moved heads back into the heap, to be assigned again
+// (see scheduleTree), and empties the list.
+func retryMoved(h *headHeap, moved []*head) []*head {
+	for _, hd := range moved {
+		hd.ver = staleVer
+		h.push(hd)
+	}
+	return moved[:0]
 }
 
 // skippedMessage is Kueue's Pending message for a head that its cycle
