@@ -330,37 +330,38 @@ func (s *Scheduler) nominatedFit(q *quota.ClusterQueue, res *flavorassigner.Resu
 		return false
 	}
 	fits := false
+	s.withoutReadyAdmits(func() { fits = s.fitsNow(q, res.Preemption.Usage) })
+	return fits
+}
+
+// withoutReadyAdmits runs f with the holds and the ready preemptors admitted
+// before the walks (admitReady) set aside: the snapshot Kueue's cycle
+// nominates its heads against.
+func (s *Scheduler) withoutReadyAdmits(f func()) {
 	s.withoutHolds(func() {
 		var gone []heldCharge
 		for _, k := range s.readyAdmits {
 			gone = s.releaseCharge(k, gone)
 		}
-		fits = s.fitsNow(q, res.Preemption.Usage)
+		f()
 		s.chargeBack(gone)
 	})
-	return fits
 }
 
 // readyNomination is r's assignment as Kueue nominates it when ready
 // preemptors of its tree were admitted before the walks (admitReady; in
 // Kueue they are heads of the same cycle): without them and without holds.
 // It tells whether that differs from res, which fits with them counted: the
-// head is then ordered by its nomination and, as its nomination no longer
-// fits once they are admitted, skipped at its turn (see scheduleTree). Only
-// a queue's first workload of the cycle is a head Kueue nominates with them.
+// head is then ordered by its nomination and, when its nomination no longer
+// fits at its turn, put aside until the cycle's other heads are done (see
+// scheduleTree). Only a queue's first workload of the cycle is a head Kueue
+// nominates with them.
 func (s *Scheduler) readyNomination(rn *run, r *record, res *flavorassigner.Result) (flavorassigner.Result, bool) {
 	if len(s.readyAdmits) == 0 || rn.took || !res.Fits {
 		return flavorassigner.Result{}, false
 	}
 	var nom flavorassigner.Result
-	s.withoutHolds(func() {
-		var gone []heldCharge
-		for _, k := range s.readyAdmits {
-			gone = s.releaseCharge(k, gone)
-		}
-		nom = flavorassigner.Assign(s.cache, rn.q, r.info.PodSets, s.assignOptions(rn.q, r))
-		s.chargeBack(gone)
-	})
+	s.withoutReadyAdmits(func() { nom = flavorassigner.Assign(s.cache, rn.q, r.info.PodSets, s.assignOptions(rn.q, r)) })
 	return nom, nom.Fits && !maps.Equal(nom.Usage, res.Usage)
 }
 

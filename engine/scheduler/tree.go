@@ -150,7 +150,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			continue
 		}
 		hd := h.pop()
-		if len(moved) > 0 && hd.run != nil && hd.run.took && !hd.placeholder {
+		if len(moved) > 0 && !hd.placeholder && hd.run.took {
 			h.push(hd)
 			moved = retryMoved(h, moved)
 			continue
