@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
+	"quokka.dev/quokka/engine/decision"
 	"quokka.dev/quokka/engine/flavorassigner"
 	"quokka.dev/quokka/engine/preemption"
 	"quokka.dev/quokka/engine/quota"
@@ -275,14 +277,7 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 		return strings.Compare(a.q.Name(), b.q.Name())
 	})
 	for _, rd := range rs {
-		var res flavorassigner.Result
-		if a := s.readyFor[rd.r.info.Key]; a != nil && s.fitsNow(rd.q, a.Usage) {
-			// Borrowing is told afresh: the assignment's was told while its
-			// victims still held their quota.
-			res = flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: borrows(rd.q, a.Usage), BorrowLevel: a.BorrowLevel}
-		} else {
-			res = flavorassigner.Assign(s.cache, rd.q, rd.r.info.PodSets, s.assignOptions(rd.q, rd.r))
-		}
+		res := s.readyAssignment(rd.q, rd.r)
 		if res.Fits {
 			if s.admissionBlocked() {
 				return append(out, s.waitForReady(rd.q, rd.r))
@@ -292,6 +287,70 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 		}
 	}
 	return out
+}
+
+// readyAssignment is the assignment a ready preemptor is admitted in. Kueue
+// nominates it afresh once its victims are gone, its flavor scan starting from
+// the first flavor again (a cycle that issues preemptions forgets the
+// workload's LastAssignment), so it may take a flavor that its victims'
+// leaving freed in another resource group, or that did not fit without
+// borrowing when it preempted (decisions run dec-127, fair seed 57, scenario
+// 1, event 17: preempting for memory, w14 took cpu flavor f1 because f2 would
+// have borrowed beside its victim; once the victim had gone, Kueue admitted it
+// in f2; and dec-60, TestReadyPreemptorTakesTheFlavorItsVictimsFreed). The
+// engine takes the fresh assignment when it fits with the counts it preempted
+// for and borrows, per resource and in levels of its Cohort tree, no more than
+// the assignment it preempted for would now. Otherwise it keeps that
+// assignment (deliberate difference 2): a fresh assignment that borrows more
+// may be reclaimed, its preemptor reclaim again, and so on without end, as a
+// fresh count did under fair sharing (dec-45,
+// TestPartialPreemptorsSettleUnderFairSharing).
+func (s *Scheduler) readyAssignment(q *quota.ClusterQueue, r *record) flavorassigner.Result {
+	fresh := flavorassigner.Assign(s.cache, q, r.info.PodSets, s.assignOptions(q, r))
+	a := s.readyFor[r.info.Key]
+	if a == nil || !s.fitsNow(q, a.Usage) {
+		return fresh
+	}
+	if fresh.Fits && sameCounts(fresh.PodSets, a.PodSets) && borrowsNoMore(q, fresh.Usage, fresh.BorrowLevel, a.Usage, a.BorrowLevel) {
+		return fresh
+	}
+	// Borrowing is told afresh: the assignment's was told while its
+	// victims still held their quota.
+	return flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: borrows(q, a.Usage), BorrowLevel: a.BorrowLevel}
+}
+
+// sameCounts tells whether two assignments of one workload give each pod set
+// the same number of pods.
+func sameCounts(a, b []decision.PodSetAssignment) bool {
+	return slices.EqualFunc(a, b, func(x, y decision.PodSetAssignment) bool { return x.Name == y.Name && x.Count == y.Count })
+}
+
+// borrowsNoMore tells whether charging usage would take q above its nominal
+// quota by no more, per resource (summed over its flavors), than charging than
+// would, and no further up its Cohort tree: what it borrows, hence what other
+// queues may reclaim and its fair-sharing share, is no larger. A fresh
+// assignment that borrows as much in another flavor passes (decisions run
+// dec-90, scenario 6, event 13: 2 GiB borrowed in m1 where it preempted for
+// 2 GiB borrowed in m2).
+func borrowsNoMore(q *quota.ClusterQueue, usage resources.Amounts, level int, than resources.Amounts, thanLevel int) bool {
+	if level > thanLevel {
+		return false
+	}
+	over := map[corev1.ResourceName]int64{}
+	add := func(amounts resources.Amounts, sign int64) {
+		for fr, v := range amounts {
+			nq, _ := q.Quota(fr)
+			over[fr.Resource] += sign * max(0, q.Usage(fr)+v-nq.Nominal)
+		}
+	}
+	add(usage, 1)
+	add(than, -1)
+	for _, o := range over {
+		if o > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // borrows tells whether charging usage would take q above its nominal quota
