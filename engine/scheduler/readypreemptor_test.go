@@ -74,17 +74,23 @@ func TestReadyPreemptorTakesTheFlavorItsVictimsFreed(t *testing.T) {
 	if len(p) != 1 || p[0].Preemptor.Name != "w10" || !slices.Equal(victims, []string{"w02", "w06"}) {
 		t.Fatalf("preemptions %v; want w10 to preempt w02 and w06, as Kueue did", p)
 	}
+	if got := admittedOnceEvicted(t, s, ds, "w10"); got != "cq2 main:cpu=f1,memory=m1" {
+		t.Fatalf("w10 admitted as %q; want f1 and m1, as Kueue's fresh nomination (it preempted for f1 and m2)", got)
+	}
+}
+
+// admittedOnceEvicted confirms the evictions ds asked for and returns how the
+// next cycle admits the named workload (ksRender), failing when it does not.
+func admittedOnceEvicted(t *testing.T, s *Scheduler, ds []Decision, name string) string {
+	t.Helper()
 	confirm(s, ds)
 	for _, a := range admits(s.Cycle(now.Add(time.Second))) {
-		if a.Workload.Name != "w10" {
-			continue
+		if a.Workload.Name == name {
+			return ksRender(a)
 		}
-		if got := ksRender(a); got != "cq2 main:cpu=f1,memory=m1" {
-			t.Fatalf("w10 admitted as %q; want f1 and m1, as Kueue's fresh nomination (it preempted for f1 and m2)", got)
-		}
-		return
 	}
-	t.Fatal("w10 not admitted once its victims were gone")
+	t.Fatalf("%s not admitted once its victims were gone", name)
+	return ""
 }
 
 // readyWorld is decisions run dec-127's scenario (fair seed 57, --two-groups
@@ -125,14 +131,7 @@ func readyPreemptorFlavors(t *testing.T, s *Scheduler) string {
 	if len(p) != 1 || p[0].Preemptor.Name != "w14" || len(p[0].Victims) != 1 || p[0].Victims[0].Workload.Name != "w05" {
 		t.Fatalf("preemptions %+v; want w14 to preempt w05, as Kueue did (decisions %v)", p, ds)
 	}
-	confirm(s, ds)
-	for _, a := range admits(s.Cycle(now.Add(time.Second))) {
-		if a.Workload.Name == "w14" {
-			return ksRender(a)
-		}
-	}
-	t.Fatal("w14 not admitted once w05 was gone")
-	return ""
+	return admittedOnceEvicted(t, s, ds, "w14")
 }
 
 // Decisions run dec-127, scenario 1, event 17: w14 preempted w05 for memory;
@@ -191,15 +190,7 @@ func TestReadyPreemptorTakesAFreshFlavorBorrowingAsMuch(t *testing.T) {
 	if len(p) != 1 || p[0].Preemptor.Name != "w03" || len(p[0].Victims) != 1 || p[0].Victims[0].Workload.Name != "w01" {
 		t.Fatalf("preemptions %+v; want w03 to preempt w01 (decisions %v)", p, ds)
 	}
-	confirm(s, ds)
-	for _, a := range admits(s.Cycle(now.Add(time.Second))) {
-		if a.Workload.Name != "w03" {
-			continue
-		}
-		if got := ksRender(a); got != "cq main:cpu=f1,memory=m1" {
-			t.Fatalf("w03 admitted as %q; want f1 and m1, as Kueue's fresh nomination (it borrows 1 GiB either way)", got)
-		}
-		return
+	if got := admittedOnceEvicted(t, s, ds, "w03"); got != "cq main:cpu=f1,memory=m1" {
+		t.Fatalf("w03 admitted as %q; want f1 and m1, as Kueue's fresh nomination (it borrows 1 GiB either way)", got)
 	}
-	t.Fatal("w03 not admitted once w01 was gone")
 }
