@@ -16,14 +16,15 @@ import (
 // full assignment stands, with whatever it holds or says. The assignment
 // then goes through the cycle as any other: admitted with its counts
 // (status.admission's podSetAssignments[].count, which the Job integration
-// turns into the Job's parallelism), or preempted for: the preemptor is then
-// admitted with the counts it preempted for once its victims are gone
-// (deliberate difference 2), where Kueue's next cycle nominates it afresh
-// and may give it more pods. Nominating it afresh was tried: it decided
-// decisions run dec-43's s17-3 event 12 as Kueue, but under fair sharing
-// (dec-45, TestPartialPreemptorsSettleUnderFairSharing) the fresh count
-// borrowed, another queue reclaimed it, the preemptor reclaimed again for
-// fewer pods, and so on without end, as Kueue itself did (it evicted the
+// turns into the Job's parallelism), or preempted for. Once its victims are
+// gone the preemptor is nominated afresh, as Kueue's next cycle nominates it,
+// and may get more pods than it preempted for, but only when the fresh counts
+// borrow no more (readyAssignment); otherwise it is admitted with the counts
+// it preempted for (deliberate difference 2). Taking every fresh count
+// decided decisions run dec-43's s17-3 event 12 as Kueue, but under fair
+// sharing (dec-45, TestPartialPreemptorsSettleUnderFairSharing) the fresh
+// count borrowed, another queue reclaimed it, the preemptor reclaimed again
+// for fewer pods, and so on without end, as Kueue itself did (it evicted the
 // same workload over a hundred times in one event).
 //
 // The walks' shortcuts, which skip a workload whose full request cannot

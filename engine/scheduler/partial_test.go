@@ -137,6 +137,41 @@ func TestReadyPartialPreemptorKeepsItsCounts(t *testing.T) {
 	}
 }
 
+// A preemptor that preempted for fewer pods than it asks for is admitted
+// with more once its victims are gone, when the room has grown meanwhile and
+// the larger count borrows nothing more: Kueue nominates it afresh and its
+// search finds the larger count (see readyAssignment). cq holds w01 (3 cpu,
+// priority 0) and w02 (1 cpu, priority 20) in its 4; w03 (4 pods of 1 cpu,
+// minCount 1, priority 10) preempts w01 for 3 pods. w02 finishes while w01 is
+// evicted: the fresh nomination finds room for all 4, within cq's nominal
+// quota.
+func TestReadyPartialPreemptorTakesAFreshLargerCountWithinQuota(t *testing.T) {
+	s := world(t, Options{},
+		MakeFlavor("f1").Obj(),
+		namespace{"ns", nil},
+		MakeClusterQueue("cq").
+			Preemption(kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority).
+			Quota("f1", "cpu", "4").Obj(),
+		MakeLocalQueue("ns", "lq", "cq").Obj())
+	_ = s.UpsertWorkload(ksAdmittedAt(MakeWorkload("ns", "w01").Queue("lq").Priority(0).Request("cpu", "3"), time.Minute, "cq", "f1"))
+	_ = s.UpsertWorkload(ksAdmittedAt(MakeWorkload("ns", "w02").Queue("lq").Priority(20).Request("cpu", "1"), time.Minute, "cq", "f1"))
+	_ = s.UpsertWorkload(ksMinCount(MakeWorkload("ns", "w03").Queue("lq").Priority(10).Created(2*time.Minute).
+		PodSet("main", 4).Request("cpu", "1").Obj(), map[string]int32{"main": 1}))
+	ds := s.Cycle(now)
+	if p := preempts(ds); len(p) != 1 || len(p[0].Victims) != 1 || p[0].Victims[0].Workload.Name != "w01" {
+		t.Fatalf("decisions %v; want w03 to preempt w01", ds)
+	}
+	s.FinishWorkload(key("ns", "w02"))
+	confirm(s, ds)
+	counts := map[string]int32{}
+	for _, a := range admits(s.Cycle(now.Add(time.Second))) {
+		counts[a.Workload.Name] = a.PodSets[0].Count
+	}
+	if len(counts) != 1 || counts["w03"] != 4 {
+		t.Fatalf("after the eviction admitted %v; want w03 with its 4 pods, as Kueue's fresh nomination (it preempted for 3)", counts)
+	}
+}
+
 // Decisions run dec-45 (fair sharing, seed 18, --partial-admission, scenario
 // 3, Kueue's state before event 16): the cohort's 8 cpu are all held (w04 3
 // in cq1, w05 3 in cq2, w11 2 in cq3, whose nominal quota is 1); w10 (4 pods

@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"quokka.dev/quokka/engine/decision"
 	"quokka.dev/quokka/engine/flavorassigner"
 	"quokka.dev/quokka/engine/quota"
 	"quokka.dev/quokka/engine/resources"
@@ -82,9 +81,9 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 // 1, event 17: preempting for memory, w14 took cpu flavor f1 because f2 would
 // have borrowed beside its victim; once the victim had gone, Kueue admitted it
 // in f2; and dec-60, TestReadyPreemptorTakesTheFlavorItsVictimsFreed). The
-// engine takes the fresh assignment when it fits with the counts it preempted
-// for and borrows, per resource and in levels of its Cohort tree, no more than
-// the assignment it preempted for would now. Otherwise it keeps that
+// engine takes the fresh assignment, whatever its flavors and pod counts, when
+// it fits and borrows, per resource and in levels of its Cohort tree, no more
+// than the assignment it preempted for would now. Otherwise it keeps that
 // assignment (deliberate difference 2): a fresh assignment that borrows more
 // may be reclaimed, its preemptor reclaim again, and so on without end, as a
 // fresh count did under fair sharing (dec-45,
@@ -95,18 +94,12 @@ func (s *Scheduler) readyAssignment(q *quota.ClusterQueue, r *record) flavorassi
 	if a == nil || !s.fitsNow(q, a.Usage) {
 		return fresh
 	}
-	if fresh.Fits && sameCounts(fresh.PodSets, a.PodSets) && borrowsNoMore(q, fresh.Usage, fresh.BorrowLevel, a.Usage, a.BorrowLevel) {
+	if fresh.Fits && borrowsNoMore(q, fresh.Usage, fresh.BorrowLevel, a.Usage, a.BorrowLevel) {
 		return fresh
 	}
 	// Borrowing is told afresh: the assignment's was told while its
 	// victims still held their quota.
 	return flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: borrows(q, a.Usage), BorrowLevel: a.BorrowLevel}
-}
-
-// sameCounts tells whether two assignments of one workload give each pod set
-// the same number of pods.
-func sameCounts(a, b []decision.PodSetAssignment) bool {
-	return slices.EqualFunc(a, b, func(x, y decision.PodSetAssignment) bool { return x.Name == y.Name && x.Count == y.Count })
 }
 
 // borrowsNoMore tells whether charging usage would take q above its nominal
