@@ -84,6 +84,7 @@ func (s *Scheduler) hold(rn *run, r *record, a *flavorassigner.Assignment) bool 
 	s.holdMoves++
 	s.touch(q)
 	s.heldOnce = s.heldOnce || !rn.strict
+	s.walk.oneShotHeld = s.walk.oneShotHeld || !rn.strict
 	return true
 }
 

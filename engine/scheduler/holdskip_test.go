@@ -341,3 +341,48 @@ func TestKueueHeadNominatedInAReadyPreemptorsRoomWaitsForTheCyclesHeads(t *testi
 	}
 	mustPending(t, ds, "a", ReasonInsufficientQuotaInCohort)
 }
+
+// A head skipped beside a hold that a BestEffortFIFO workload makes for one
+// cycle comes back in Kueue's next cycle, with the queues' next heads, in
+// their order. Decisions run dec-134 (classic, seed 59, --two-groups
+// --partial-admission --reclaimable-pods, scenario 2, event 20), read in
+// Kueue's log (dec-136): its cycle 13317 took cq4's w13, which needed
+// preemption and found no candidates, so held its cpu
+// (reclaimWithinCohort LowerPriority), and then cq3's w12, which no longer
+// fit beside the hold ("Workload no longer fits after processing another
+// workload") and was requeued at once; w13 was parked. Cycle 13318 took w12
+// and cq4's next workload w11, both borrowing, w12 first by priority: it
+// admitted w12 and skipped w11. The engine had walked cq4 on to w11 in the
+// same Cycle, where w13's hold does not count for its own queue, and
+// admitted it. The world here is smaller: cq4 uses 2 of its 2 cpu and lends
+// 1 GiB that cq3's w20 (priority 30) borrows; 3 cpu of the Cohort are free.
+func TestKueueHeadSkippedBesideAOneCycleHoldComesBackInOrder(t *testing.T) {
+	cpu, mem := corev1.ResourceCPU, corev1.ResourceMemory
+	s := world(t, Options{},
+		namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("m1").Obj(),
+		MakeCohort("c").Quota("f1", cpu, "3").Obj(),
+		MakeClusterQueue("cq3").Cohort("c").Quota("f1", cpu, "0").Quota("m1", mem, "2Gi").
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Obj(),
+		MakeClusterQueue("cq4").Cohort("c").Quota("f1", cpu, "2", Borrowing("3")).Quota("m1", mem, "2Gi").
+			Preemption(kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyNever).Obj(),
+		MakeLocalQueue("ns", "lq3", "cq3").Obj(), MakeLocalQueue("ns", "lq4", "cq4").Obj(),
+		MakeWorkload("ns", "w00").Queue("lq4").Request(cpu, "2").ReserveQuota("cq4", "f1").QuotaReservedAt(time.Second).Obj(),
+		MakeWorkload("ns", "w20").Queue("lq3").Priority(30).Request(mem, "3Gi").ReserveQuota("cq3", "m1").QuotaReservedAt(time.Second).Obj(),
+		twoGroups("w13", "lq4", 20, 1, "3", "2Gi", 10).Obj(),
+		twoGroups("w12", "lq3", 10, 1, "3", "", 11).Obj(),
+		twoGroups("w11", "lq4", 0, 1, "3", "", 12).Obj(),
+	)
+	ds := s.Cycle(now)
+	if got := admittedNames(ds); len(got) != 0 {
+		t.Fatalf("first cycle admitted %v; want nothing: w13 holds the free cpu, w12 is skipped beside it, and w11 comes with w12 in Kueue's next cycle", got)
+	}
+	if p := mustPending(t, ds, "w12", ReasonInsufficientQuotaInCohort); p.Message != skippedMessage {
+		t.Fatalf("w12's message %q, want Kueue's %q", p.Message, skippedMessage)
+	}
+	if !s.WantsCycle() {
+		t.Fatal("the cycle held quota once; it must ask for another")
+	}
+	if got := admittedNames(s.Cycle(now.Add(time.Millisecond))); !slices.Equal(got, []string{"w12"}) {
+		t.Fatalf("next cycle admitted %v; want [w12], ordered before w11 by priority, as Kueue's cycle 13318", got)
+	}
+}

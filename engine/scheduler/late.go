@@ -53,6 +53,13 @@ type treeWalk struct {
 	// popping is set once every queue's walk has pushed its first head
 	// and heads are taken from the top (see settlesAhead).
 	popping bool
+	// oneShotHeld is set once a BestEffortFIFO workload of the tree held
+	// quota in this cycle, which it does for this cycle only (WantsCycle);
+	// laterWait once a head was skipped beside such a hold. Kueue requeues
+	// the skipped head at once and its next cycle, where the hold is gone,
+	// takes it with the queues' next heads in its order; so the heads of
+	// later rounds wait for the next Cycle too (see scheduleTree).
+	oneShotHeld, laterWait bool
 }
 
 // popKey is what headLess reads of a head.

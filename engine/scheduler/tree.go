@@ -159,6 +159,13 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 			out = s.popPlaceholder(hd, ver, out)
 			continue
 		}
+		if s.walk.laterWait && hd.run.took {
+			// A head of Kueue's next cycles, which the head skipped
+			// beside a one-cycle hold joins (see treeWalk.laterWait):
+			// decided in the next Cycle, in their order.
+			hd.run.outcome.active = true
+			continue
+		}
 		s.dfr.notePop(hd)
 		s.walk.notePop(hd)
 		if hd.ver != ver && s.lostForGood(hd.run) {
@@ -207,7 +214,9 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		hd.run.outcome.active = true
 		hd.run.took = true
 		ver++
-		out = s.pushNext(hd.run, h, ver, out)
+		if !s.walk.laterWait {
+			out = s.pushNext(hd.run, h, ver, out)
+		}
 	}
 	s.settleTentative()
 	if s.stopCycle {
@@ -492,6 +501,7 @@ const skippedMessage = "Workload no longer fits after processing another workloa
 func (s *Scheduler) skipped(rn *run, r *record, out []Decision) []Decision {
 	rn.outcome.active = true
 	rn.skippedOne = true
+	s.walk.laterWait = s.walk.laterWait || s.walk.oneShotHeld
 	s.unpark(r)
 	out = append(out, r.pendingDecision(Pending{Workload: r.pendingKey(), LocalQueue: r.lq.Name, ClusterQueue: rn.q.Name(),
 		Reason: ReasonInsufficientQuotaInCohort, Message: skippedMessage}))
