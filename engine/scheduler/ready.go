@@ -33,10 +33,6 @@ import (
 // that does not fit goes through its queue as any pending workload does.
 // Among themselves they go in queue order, then by ClusterQueue name.
 func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
-	type ready struct {
-		q *quota.ClusterQueue
-		r *record
-	}
 	var rs []ready
 	for _, q := range t.queues {
 		for _, key := range s.ready[q.Name()] {
@@ -59,8 +55,8 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 		}
 		return strings.Compare(a.q.Name(), b.q.Name())
 	})
-	for _, rd := range rs {
-		res := s.readyAssignment(rd.q, rd.r)
+	for i, rd := range rs {
+		res := s.readyAssignment(rd.q, rd.r, rs[i+1:])
 		if res.Fits {
 			if s.admissionBlocked() {
 				return append(out, s.waitForReady(rd.q, rd.r))
@@ -70,6 +66,12 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 		}
 	}
 	return out
+}
+
+// ready is a preemptor whose victims are gone, in its ClusterQueue.
+type ready struct {
+	q *quota.ClusterQueue
+	r *record
 }
 
 // readyAssignment is the assignment a ready preemptor is admitted in. Kueue
@@ -87,19 +89,49 @@ func (s *Scheduler) admitReady(t *tree, out []Decision) []Decision {
 // assignment (deliberate difference 2): a fresh assignment that borrows more
 // may be reclaimed, its preemptor reclaim again, and so on without end, as a
 // fresh count did under fair sharing (dec-45,
-// TestPartialPreemptorsSettleUnderFairSharing).
-func (s *Scheduler) readyAssignment(q *quota.ClusterQueue, r *record) flavorassigner.Result {
+// TestPartialPreemptorsSettleUnderFairSharing). Nor does it take the fresh
+// assignment when that would leave no room for a later ready preemptor of the
+// tree in the assignment that one preempted for (rest): the room its victims
+// freed is no longer reserved for it, and it would preempt again.
+func (s *Scheduler) readyAssignment(q *quota.ClusterQueue, r *record, rest []ready) flavorassigner.Result {
 	fresh := flavorassigner.Assign(s.cache, q, r.info.PodSets, s.assignOptions(q, r))
 	a := s.readyFor[r.info.Key]
 	if a == nil || !s.fitsNow(q, a.Usage) {
 		return fresh
 	}
-	if fresh.Fits && borrowsNoMore(q, fresh.Usage, fresh.BorrowLevel, a.Usage, a.BorrowLevel) {
+	if fresh.Fits && borrowsNoMore(q, fresh.Usage, fresh.BorrowLevel, a.Usage, a.BorrowLevel) &&
+		(maps.Equal(fresh.Usage, a.Usage) || s.leavesRoomFor(q, fresh.Usage, rest)) {
 		return fresh
 	}
 	// Borrowing is told afresh: the assignment's was told while its
 	// victims still held their quota.
 	return flavorassigner.Result{Fits: true, PodSets: a.PodSets, Usage: a.Usage, Borrowing: borrows(q, a.Usage), BorrowLevel: a.BorrowLevel}
+}
+
+// readyProbe charges a ready preemptor's fresh assignment while
+// leavesRoomFor checks the others.
+var readyProbe = types.NamespacedName{Name: "ready-preemptor-probe"}
+
+// leavesRoomFor tells whether charging usage in q leaves every ready
+// preemptor of rest whose assignment fits now still fitting in it.
+func (s *Scheduler) leavesRoomFor(q *quota.ClusterQueue, usage resources.Amounts, rest []ready) bool {
+	var fit []ready
+	for _, o := range rest {
+		if a := s.readyFor[o.r.info.Key]; a != nil && s.fitsNow(o.q, a.Usage) {
+			fit = append(fit, o)
+		}
+	}
+	if len(fit) == 0 {
+		return true
+	}
+	s.cache.Charge(readyProbe, q.Name(), usage)
+	defer s.cache.Release(readyProbe)
+	for _, o := range fit {
+		if !s.fitsNow(o.q, s.readyFor[o.r.info.Key].Usage) {
+			return false
+		}
+	}
+	return true
 }
 
 // borrowsNoMore tells whether charging usage would take q above its nominal

@@ -11,6 +11,8 @@ import (
 	config "quokka.dev/quokka/apis/config/v1beta2"
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	. "quokka.dev/quokka/engine/enginetest"
+	"quokka.dev/quokka/engine/flavorassigner"
+	"quokka.dev/quokka/engine/resources"
 )
 
 // A ready preemptor is nominated afresh, as Kueue's next cycle nominates it
@@ -192,5 +194,32 @@ func TestReadyPreemptorTakesAFreshFlavorBorrowingAsMuch(t *testing.T) {
 	}
 	if got := admittedOnceEvicted(t, s, ds, "w03"); got != "cq main:cpu=f1,memory=m1" {
 		t.Fatalf("w03 admitted as %q; want f1 and m1, as Kueue's fresh nomination (it borrows 1 GiB either way)", got)
+	}
+}
+
+// A ready preemptor's fresh assignment may not take the room another ready
+// preemptor of the tree preempted for: that one's victims' room is no longer
+// reserved for it, and it would preempt again (see readyAssignment). Here wB
+// preempted for f1's 2 cpu; a fresh assignment of 2 cpu in f1 leaves it no
+// room, one in f2 does, and the check charges nothing in the end.
+func TestReadyPreemptorLeavesAnotherReadyPreemptorsRoom(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(), MakeFlavor("f2").Obj(),
+		MakeClusterQueue("cq").Quota("f1", cpu, "2").Quota("f2", cpu, "2").Obj(),
+		MakeLocalQueue("ns", "lq", "cq").Obj(),
+		MakeWorkload("ns", "wB").Queue("lq").Request(cpu, "2").Obj())
+	q, _ := s.cache.ClusterQueue("cq")
+	f1 := resources.FlavorResource{Flavor: "f1", Resource: cpu}
+	f2 := resources.FlavorResource{Flavor: "f2", Resource: cpu}
+	s.readyFor[key("ns", "wB")] = &flavorassigner.Assignment{Usage: resources.Amounts{f1: 2000}}
+	rest := []ready{{q: q, r: s.workloads[key("ns", "wB")]}}
+	if s.leavesRoomFor(q, resources.Amounts{f1: 2000}, rest) {
+		t.Fatal("2 cpu in f1 leaves room for wB's 2 cpu in f1; want not")
+	}
+	if !s.leavesRoomFor(q, resources.Amounts{f2: 2000}, rest) {
+		t.Fatal("2 cpu in f2 leaves no room for wB's 2 cpu in f1; want room")
+	}
+	if u := q.Usage(f1) + q.Usage(f2); u != 0 {
+		t.Fatalf("the check left %d cpu charged", u)
 	}
 }
