@@ -131,7 +131,7 @@ func (s *Scheduler) keepsSleeping(cq string, arrivals []*record) bool {
 	s.probed++
 	tree := s.treeKeyOf(q).String()
 	for _, d := range decided {
-		s.sleep.probed = append(s.sleep.probed, probedDecision{tree: tree, d: d})
+		s.sleep.probed = append(s.sleep.probed, probedDecision{tree: tree, cq: cq, d: d})
 	}
 	for _, r := range arrivals {
 		// Evaluated and unfit: parked, as the walk would have parked them.
@@ -165,8 +165,11 @@ func (s *Scheduler) sleeperOf(q *quota.ClusterQueue) *sleeper {
 // probedDecision is a probed arrival's Pending decision, made at the start
 // of the cycle, and the key of its tree.
 type probedDecision struct {
-	tree string
-	d    Decision
+	tree, cq string
+	d        Decision
+	// woken tells that freed quota woke its queue after the probe
+	// (markProbedAwake): the queue's walk may explain it too.
+	woken bool
 }
 
 // A probe explains its arrivals in the state the cycle starts from, where a
@@ -180,6 +183,19 @@ type probedDecision struct {
 // queue does, until their queue is next walked. The probed decisions of a
 // tree that is not walked at all are true as they are and are returned at
 // once (probedUnwalked).
+
+// markProbedAwake marks the probed decisions of the queues awake after all:
+// freed quota woke them after their probe (wakeByFreedQuota), so their walk
+// may explain their arrivals again, and a cycle explains a workload once
+// (probedAfterWalk).
+func (s *Scheduler) markProbedAwake() {
+	st := &s.sleep
+	for i := range st.probed {
+		if _, awake := st.awake[st.probed[i].cq]; awake {
+			st.probed[i].woken = true
+		}
+	}
+}
 
 // probedUnwalked appends the probed decisions of the trees not among trees,
 // and keeps the others for probedAfterWalk.
@@ -200,18 +216,32 @@ func (s *Scheduler) probedUnwalked(trees []*tree, out []Decision) []Decision {
 // probedAfterWalk appends t's probed decisions once t was walked, when the
 // walk left them true: the cache's version is still ver, the version before
 // the walk, and no sleeping queue was caught up (lateWakes is still late).
-func (s *Scheduler) probedAfterWalk(t *tree, ver, late uint64, out []Decision) []Decision {
+// One whose queue freed quota woke is left out when the walk, whose
+// decisions are out[walked:], explained its workload itself.
+func (s *Scheduler) probedAfterWalk(t *tree, ver, late uint64, out []Decision, walked int) []Decision {
 	unchanged := s.cache.Version() == ver && s.lateWakes == late
 	kept := s.sleep.probed[:0]
 	for _, p := range s.sleep.probed {
 		switch {
 		case p.tree != t.key:
 			kept = append(kept, p)
-		case unchanged:
+		case unchanged && !(p.woken && explainedIn(out[walked:], p.d)):
 			out = append(out, p.d)
 		}
 	}
 	clear(s.sleep.probed[len(kept):])
 	s.sleep.probed = kept
 	return out
+}
+
+// explainedIn tells whether ds holds a Pending decision for d's workload.
+func explainedIn(ds []Decision, d Decision) bool {
+	p, ok := d.(Pending)
+	if !ok {
+		return false
+	}
+	return slices.ContainsFunc(ds, func(o Decision) bool {
+		q, ok := o.(Pending)
+		return ok && q.Workload == p.Workload
+	})
 }

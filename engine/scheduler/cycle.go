@@ -78,9 +78,9 @@ func (s *Scheduler) Cycle(now time.Time) []Decision {
 		if s.stopCycle {
 			break // blockAdmission (see blockadmission.go)
 		}
-		ver, late := s.cache.Version(), s.lateWakes
+		ver, late, walked := s.cache.Version(), s.lateWakes, len(out)
 		out = s.scheduleTree(t, out)
-		out = s.probedAfterWalk(t, ver, late, out)
+		out = s.probedAfterWalk(t, ver, late, out, walked)
 	}
 	// A tree the cycle stopped before keeps its arrivals unexplained, as a
 	// walk of every queue does.

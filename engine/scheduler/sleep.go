@@ -564,6 +564,7 @@ func (s *Scheduler) queuesToWalk() []string {
 	// that only freed quota woke (see lost.go).
 	s.probeArrivals()
 	s.wakeByFreedQuota()
+	s.markProbedAwake()
 	names := make([]string, 0, len(st.awake))
 	for name := range st.awake {
 		names = append(names, name)
