@@ -52,6 +52,9 @@ type kueueStep struct {
 	// pod, with its status.reclaimablePods as written.
 	reclaimed   string
 	reclaimable []kueue.ReclaimablePod
+	// reprioritized is the workload a priority change moved to another
+	// class, as stored after the change.
+	reprioritized *kueue.Workload
 	// after maps each workload admitted once the event settled to its
 	// admission (see admissionOf); evicted lists, in name order, the
 	// workloads whose eviction the player completed meanwhile.
@@ -73,6 +76,11 @@ func (k *kueuePlayer) setup(ctx context.Context, sc *scenario) error {
 	for _, rf := range sc.allFlavors() {
 		if err := k.c.Create(ctx, rf); err != nil {
 			return fmt.Errorf("ResourceFlavor %s: %w", rf.Name, err)
+		}
+	}
+	for _, wpc := range sc.classes {
+		if err := k.c.Create(ctx, wpc); err != nil {
+			return fmt.Errorf("WorkloadPriorityClass %s: %w", wpc.Name, err)
 		}
 	}
 	for _, c := range sc.cohorts {
@@ -122,6 +130,10 @@ func (k *kueuePlayer) play(ctx context.Context, sc *scenario, ev scenarioEvent) 
 		step.created = wl
 	} else if ev.reclaim {
 		if err := k.reclaim(ctx, sc, before, ev.pick, step); err != nil {
+			return nil, err
+		}
+	} else if ev.reprioritize {
+		if err := k.reprioritize(ctx, sc, before, ev, step); err != nil {
 			return nil, err
 		}
 	} else if admitted := admittedNames(before); len(admitted) > 0 {
@@ -284,6 +296,33 @@ func (k *kueuePlayer) reclaim(ctx context.Context, sc *scenario, before []kueue.
 		return err
 	}
 	step.reclaimed, step.reclaimable = wl.Name, rp
+	return nil
+}
+
+// reprioritize moves the pick-th workload not finished, pending or admitted,
+// to another WorkloadPriorityClass (see scenarioEvent), changing its
+// priorityClassRef and spec.priority together, as Kueue's job integrations
+// do when a Job's priority-class label changes; nothing happens when every
+// workload has finished.
+func (k *kueuePlayer) reprioritize(ctx context.Context, sc *scenario, before []kueue.Workload, ev scenarioEvent, step *kueueStep) error {
+	var live []*kueue.Workload
+	for i := range before {
+		if !apimeta.IsStatusConditionTrue(before[i].Status.Conditions, kueue.WorkloadFinished) {
+			live = append(live, &before[i])
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	wl := live[ev.pick%len(live)].DeepCopy()
+	orig := wl.DeepCopy()
+	p := shifted(ptr.Deref(wl.Spec.Priority, 0), ev.shift)
+	wl.Spec.Priority = ptr.To(p)
+	wl.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup, Kind: kueue.WorkloadPriorityClassKind, Name: sc.className(p)}
+	if err := k.c.Patch(ctx, wl, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("changing the priority of Workload %s: %w", wl.Name, err)
+	}
+	step.reprioritized = wl
 	return nil
 }
 

@@ -70,6 +70,15 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 			s.ParkWorkload(types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name})
 		}
 	}
+	// A priority change of a pending workload is played as a creation: Kueue
+	// moves it within its queue, or out of the inadmissible list into the
+	// heap, and requeues nothing else (its workload controller's pending to
+	// pending update); one of an admitted workload requeues the tree's
+	// parked workloads as a finish does (PriorityChanged), below.
+	arrival := step.created
+	if re := step.reprioritized; re != nil && admissionOf(findWorkload(step.before, re.Name)) == "" {
+		arrival = re
+	}
 	after = maps.Clone(before)
 	var skipping map[string]bool
 	if evicted, skipping, err = settleEngine(s, now, after, sc.fullCount); err != nil {
@@ -78,11 +87,11 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	if diff := stepDiff(before, after, nil, evicted); diff != "" {
 		return "before the event, from Kueue's settled state: " + diff, nil, nil, nil
 	}
-	if step.created != nil {
+	if arrival != nil {
 		// The settled engine has parked what Kueue has parked (park.go).
 		// A creation releases nothing: unless it preempts, they stay parked.
 		created := maps.Clone(after)
-		if err := s.UpsertWorkload(step.created); err != nil {
+		if err := s.UpsertWorkload(arrival); err != nil {
 			return "", nil, nil, err
 		}
 		ev, _, err := settleEngine(s, now.Add(time.Second), created, sc.fullCount)
@@ -95,6 +104,10 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 	}
 	var parked []*kueue.Workload
 	s, err = replayEngine(opts, sc, step.before, func(wl *kueue.Workload) bool {
+		if arrival != nil && wl.Name == arrival.Name {
+			// Played as the event, below.
+			return true
+		}
 		if admissionOf(wl) == "" && !apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) &&
 			bestEffort[string(wl.Spec.QueueName)] && !inHeap(wl, skipping) {
 			parked = append(parked, wl)
@@ -109,13 +122,21 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 		return "", nil, nil, fmt.Errorf("before the event: %w", err)
 	}
 	switch {
-	case step.created != nil:
+	case arrival != nil:
 		// A new workload releases nothing, so Kueue leaves its parked
 		// workloads parked, unless the new one preempts: the eviction
 		// releases quota as a finish does, and the parked workloads are
 		// requeued a second later, after the StrictFIFO heads and the
 		// preemptor itself (still in the heap) have been tried.
-		if err := s.UpsertWorkload(step.created); err != nil {
+		if err := s.UpsertWorkload(arrival); err != nil {
+			return "", nil, nil, err
+		}
+	case step.reprioritized != nil:
+		// An admitted workload's new priority changes which preemptions
+		// its tree's workloads may make: Kueue requeues the parked ones
+		// (QueueAssociatedInadmissibleWorkloadsAfter), paced as after a
+		// finish.
+		if err := s.UpsertWorkload(step.reprioritized); err != nil {
 			return "", nil, nil, err
 		}
 	case step.reclaimed != "":
@@ -193,6 +214,9 @@ func replayEngine(opts scheduler.Options, sc *scenario, wls []kueue.Workload, sk
 	s.UpsertNamespace(sc.name, nil)
 	for _, rf := range sc.allFlavors() {
 		s.UpsertResourceFlavor(rf)
+	}
+	for _, wpc := range sc.classes {
+		s.UpsertWorkloadPriorityClass(wpc.Name, wpc.Value)
 	}
 	for _, c := range sc.cohorts {
 		if err := s.UpsertCohort(c); err != nil {

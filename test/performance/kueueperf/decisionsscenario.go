@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -35,6 +36,9 @@ type scenario struct {
 	cohorts []*kueue.Cohort
 	cqs     []*kueue.ClusterQueue
 	lqs     []*kueue.LocalQueue
+	// classes are the WorkloadPriorityClasses, one per priority, that the
+	// workloads name (reprioritize).
+	classes []*kueue.WorkloadPriorityClass
 	events  []scenarioEvent
 }
 
@@ -58,18 +62,27 @@ type scenarioKinds struct {
 	// groups, with memory, puts memory in a resource group of its own with
 	// flavors of its own, so that a workload gets a flavor per group.
 	groups bool
+	// reprioritize gives every workload a WorkloadPriorityClass (and its
+	// value as spec.priority, as Kueue's job integrations write it) and
+	// turns some finishes into priority changes: a pending or admitted
+	// workload moves to another class, as when a user relabels its Job.
+	reprioritize bool
 }
 
 // scenarioEvent is a workload to create, or else an admitted workload to
 // finish: the pick-th of the admitted workloads in name order, modulo their
 // number (nothing happens when none is admitted); with reclaim, the pick-th
 // of the admitted workloads with a pod not yet reclaimable gets one more
-// reclaimable pod instead. Picking at play time keeps the scenario
-// independent of the decisions it tests.
+// reclaimable pod instead; with reprioritize, the pick-th of the workloads
+// not finished, pending or admitted, moves to another priority class: shift+1
+// places further in scenarioPriorities, wrapping. Picking at play time keeps
+// the scenario independent of the decisions it tests.
 type scenarioEvent struct {
-	create  *kueue.Workload
-	pick    int
-	reclaim bool
+	create       *kueue.Workload
+	pick         int
+	reclaim      bool
+	reprioritize bool
+	shift        int
 }
 
 // covered lists what each of a scenario's resource groups covers.
@@ -166,6 +179,14 @@ func newScenario(seed int64, i int, kinds scenarioKinds) *scenario {
 			Spec:       kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(cq.Name)},
 		})
 	}
+	if kinds.reprioritize {
+		for _, p := range scenarioPriorities {
+			sc.classes = append(sc.classes, &kueue.WorkloadPriorityClass{
+				ObjectMeta: metav1.ObjectMeta{Name: sc.className(p)},
+				Value:      p,
+			})
+		}
+	}
 	for w := 1; w <= scenarioCreates; w++ {
 		if w > 3 && r.Float64() < scenarioFinishOdds {
 			sc.events = append(sc.events, sc.finishOrReclaim(r))
@@ -179,11 +200,28 @@ func newScenario(seed int64, i int, kinds scenarioKinds) *scenario {
 }
 
 // finishOrReclaim draws an event that is not a create: a finish, or with
-// reclaim half the time a reclaim.
+// reclaim half the time a reclaim, or with reprioritize (of what is not a
+// reclaim) two times in five a priority change.
 func (sc *scenario) finishOrReclaim(r *rand.Rand) scenarioEvent {
 	ev := scenarioEvent{pick: r.Intn(1000)}
 	ev.reclaim = sc.reclaim && r.Float64() < 0.5
+	if !ev.reclaim && sc.reprioritize && r.Float64() < 0.4 {
+		ev.reprioritize, ev.shift = true, r.Intn(len(scenarioPriorities)-1)
+	}
 	return ev
+}
+
+// className names the scenario's WorkloadPriorityClass of priority p.
+func (sc *scenario) className(p int32) string {
+	return fmt.Sprintf("%s-p%d", sc.name, p)
+}
+
+// shifted is the priority a priority change with shift moves a workload of
+// priority p to: shift+1 places further in scenarioPriorities, wrapping, so
+// never p itself.
+func shifted(p int32, shift int) int32 {
+	i := slices.Index(scenarioPriorities, p)
+	return scenarioPriorities[(i+1+shift)%len(scenarioPriorities)]
 }
 
 // clusterQueue draws ClusterQueue number q: a random non-empty subset of the
@@ -302,11 +340,17 @@ func (sc *scenario) workload(r *rand.Rand, w int) *kueue.Workload {
 	if sc.memory && r.Float64() < 0.8 {
 		requests[corev1.ResourceMemory] = *amount(corev1.ResourceMemory, 1+r.Intn(scenarioMaxPodCPU))
 	}
+	priority := scenarioPriorities[r.Intn(len(scenarioPriorities))]
+	var class *kueue.PriorityClassRef
+	if sc.reprioritize {
+		class = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup, Kind: kueue.WorkloadPriorityClassKind, Name: sc.className(priority)}
+	}
 	return &kueue.Workload{
 		ObjectMeta: metav1.ObjectMeta{Namespace: sc.name, Name: fmt.Sprintf("w%02d", w)},
 		Spec: kueue.WorkloadSpec{
-			QueueName: kueue.LocalQueueName(lq.Name),
-			Priority:  ptr.To(scenarioPriorities[r.Intn(len(scenarioPriorities))]),
+			QueueName:        kueue.LocalQueueName(lq.Name),
+			PriorityClassRef: class,
+			Priority:         ptr.To(priority),
 			PodSets: []kueue.PodSet{{
 				Name:     "main",
 				Count:    count,
