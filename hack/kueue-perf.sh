@@ -9,7 +9,7 @@
 #   hack/kueue-perf.sh --load jobs [--config jobs|jobs-small|FILE] [--sides quokka,kueue]
 #   hack/kueue-perf.sh --load decisions [--scenarios 10] [--seed 1] [--fair-sharing STRATEGIES]
 #                      [--partial-admission] [--reclaimable-pods] [--two-resources] [--two-groups]
-#                      [--priority-changes]
+#                      [--priority-changes] [--deactivations]
 #                      [--kueue-feature-gates K=V,... --quokka-feature-gates K=V,...]
 #
 # With --load jobs, batch/v1 Jobs get real pods on KWOK's fake nodes (the cluster's

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	cliflag "k8s.io/component-base/cli/flag"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	config "quokka.dev/quokka/apis/config/v1beta2"
@@ -39,10 +38,10 @@ const decisionsSettle = 2 * time.Second
 // decisionsReport counts what the run compared.
 type decisionsReport struct {
 	scenarios, creates, finishes int
-	// reclaims counts the events that marked a pod reclaimable,
-	// reprioritized those that moved a workload to another priority class.
-	reclaims, reprioritized int
-	admissions, evictions   int
+	// reclaims counts the events that marked a pod reclaimable, changes
+	// those that changed a workload's priority or spec.active.
+	reclaims, changes     int
+	admissions, evictions int
 	// partial counts Kueue's admissions with fewer pods than asked for.
 	partial     int
 	differences int
@@ -143,7 +142,7 @@ func runDecisions(o options) error {
 	var rep decisionsReport
 	for i := first; i < end; i++ {
 		sc := newScenario(o.seed, i, scenarioKinds{fair: strategies != nil, partial: o.partial, reclaim: o.reclaim,
-			memory: o.memory || o.groups, groups: o.groups, reprioritize: o.reprioritize})
+			memory: o.memory || o.groups, groups: o.groups, reprioritize: o.reprioritize, toggle: o.toggle})
 		w := io.MultiWriter(os.Stdout, details)
 		err := compareScenario(ctx, player, mk, opts, sc, &rep, w)
 		var lost *kueueLost
@@ -173,11 +172,11 @@ func runDecisions(o options) error {
 	if o.reclaim {
 		reclaims = fmt.Sprintf(", %d reclaims", rep.reclaims)
 	}
-	if o.reprioritize {
-		reclaims += fmt.Sprintf(", %d priority changes", rep.reprioritized)
+	if o.reprioritize || o.toggle {
+		reclaims += fmt.Sprintf(", %d priority or activity changes", rep.changes)
 	}
 	fmt.Printf("\n%d scenarios, %d events (%d creates, %d finishes%s): Kueue admitted %d times%s and evicted %d times; Quokka decided %d events differently\n",
-		rep.scenarios, rep.creates+rep.finishes+rep.reclaims+rep.reprioritized, rep.creates, rep.finishes, reclaims, rep.admissions, partial, rep.evictions, rep.differences)
+		rep.scenarios, rep.creates+rep.finishes+rep.reclaims+rep.changes, rep.creates, rep.finishes, reclaims, rep.admissions, partial, rep.evictions, rep.differences)
 	if len(rep.lost) > 0 {
 		fmt.Printf("%s did not decide %d events (it exited, or they never settled): %s; those were not compared (its log: %s)\n",
 			name, len(rep.lost), strings.Join(rep.lost, ", "), mk.log)
@@ -225,10 +224,9 @@ func compareScenario(ctx context.Context, player *kueuePlayer, mk *kueueProcess,
 		case step.reclaimed != "":
 			rep.reclaims++
 			what = fmt.Sprintf("reclaim a pod of %s (%d reclaimable)", step.reclaimed, step.reclaimable[0].Count)
-		case step.reprioritized != nil:
-			rep.reprioritized++
-			re := step.reprioritized
-			what = fmt.Sprintf("priority of %s %d → %d", re.Name, ptr.Deref(findWorkload(step.before, re.Name).Spec.Priority, 0), *re.Spec.Priority)
+		case step.changed != nil:
+			rep.changes++
+			what = step.change
 		default:
 			continue
 		}

@@ -52,9 +52,11 @@ type kueueStep struct {
 	// pod, with its status.reclaimablePods as written.
 	reclaimed   string
 	reclaimable []kueue.ReclaimablePod
-	// reprioritized is the workload a priority change moved to another
-	// class, as stored after the change.
-	reprioritized *kueue.Workload
+	// changed is the workload whose spec the event changed (a priority
+	// change, or with toggle its spec.active flipped), as stored after
+	// the change; change says what was done, for the report.
+	changed *kueue.Workload
+	change  string
 	// after maps each workload admitted once the event settled to its
 	// admission (see admissionOf); evicted lists, in name order, the
 	// workloads whose eviction the player completed meanwhile.
@@ -132,8 +134,8 @@ func (k *kueuePlayer) play(ctx context.Context, sc *scenario, ev scenarioEvent) 
 		if err := k.reclaim(ctx, sc, before, ev.pick, step); err != nil {
 			return nil, err
 		}
-	} else if ev.reprioritize {
-		if err := k.reprioritize(ctx, sc, before, ev, step); err != nil {
+	} else if ev.reprioritize || ev.toggle {
+		if err := k.changeSpec(ctx, sc, before, ev, step); err != nil {
 			return nil, err
 		}
 	} else if admitted := admittedNames(before); len(admitted) > 0 {
@@ -299,12 +301,14 @@ func (k *kueuePlayer) reclaim(ctx context.Context, sc *scenario, before []kueue.
 	return nil
 }
 
-// reprioritize moves the pick-th workload not finished, pending or admitted,
-// to another WorkloadPriorityClass (see scenarioEvent), changing its
-// priorityClassRef and spec.priority together, as Kueue's job integrations
-// do when a Job's priority-class label changes; nothing happens when every
+// changeSpec changes the spec of the pick-th workload not finished, pending
+// or admitted: a priority change moves it to another WorkloadPriorityClass
+// (see scenarioEvent), changing its priorityClassRef and spec.priority
+// together, as Kueue's job integrations do when a Job's priority-class label
+// changes; a toggle flips its spec.active, as a user or an integration
+// deactivating or reactivating a Job does. Nothing happens when every
 // workload has finished.
-func (k *kueuePlayer) reprioritize(ctx context.Context, sc *scenario, before []kueue.Workload, ev scenarioEvent, step *kueueStep) error {
+func (k *kueuePlayer) changeSpec(ctx context.Context, sc *scenario, before []kueue.Workload, ev scenarioEvent, step *kueueStep) error {
 	var live []*kueue.Workload
 	for i := range before {
 		if !apimeta.IsStatusConditionTrue(before[i].Status.Conditions, kueue.WorkloadFinished) {
@@ -316,13 +320,24 @@ func (k *kueuePlayer) reprioritize(ctx context.Context, sc *scenario, before []k
 	}
 	wl := live[ev.pick%len(live)].DeepCopy()
 	orig := wl.DeepCopy()
-	p := shifted(ptr.Deref(wl.Spec.Priority, 0), ev.shift)
-	wl.Spec.Priority = ptr.To(p)
-	wl.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup, Kind: kueue.WorkloadPriorityClassKind, Name: sc.className(p)}
-	if err := k.c.Patch(ctx, wl, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("changing the priority of Workload %s: %w", wl.Name, err)
+	if ev.toggle {
+		active := !ptr.Deref(wl.Spec.Active, true)
+		wl.Spec.Active = ptr.To(active)
+		step.change = "deactivate " + wl.Name
+		if active {
+			step.change = "reactivate " + wl.Name
+		}
+	} else {
+		from := ptr.Deref(wl.Spec.Priority, 0)
+		p := shifted(from, ev.shift)
+		wl.Spec.Priority = ptr.To(p)
+		wl.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup, Kind: kueue.WorkloadPriorityClassKind, Name: sc.className(p)}
+		step.change = fmt.Sprintf("priority of %s %d → %d", wl.Name, from, p)
 	}
-	step.reprioritized = wl
+	if err := k.c.Patch(ctx, wl, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("changing the spec of Workload %s (%s): %w", wl.Name, step.change, err)
+	}
+	step.changed = wl
 	return nil
 }
 

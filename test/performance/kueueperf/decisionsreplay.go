@@ -11,6 +11,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	kueue "quokka.dev/quokka/apis/kueue/v1beta2"
 	"quokka.dev/quokka/engine/scheduler"
@@ -70,14 +71,17 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 			s.ParkWorkload(types.NamespacedName{Namespace: wl.Namespace, Name: wl.Name})
 		}
 	}
-	// A priority change of a pending workload is played as a creation: Kueue
-	// moves it within its queue, or out of the inadmissible list into the
-	// heap, and requeues nothing else (its workload controller's pending to
-	// pending update); one of an admitted workload requeues the tree's
-	// parked workloads as a finish does (PriorityChanged), below.
+	// A change of an active pending workload that leaves it active (a
+	// priority change), or a reactivation, is played as a creation: Kueue
+	// moves it within its queue, or into the heap, and requeues nothing else
+	// (its workload controller's pending to pending update). Any other change
+	// is played as a finish: one of an admitted workload's priority requeues
+	// the tree's parked workloads (PriorityChanged), and so does a
+	// deactivation (and any update of an inactive workload), which also
+	// evicts an admitted workload.
 	arrival := step.created
-	if re := step.reprioritized; re != nil && admissionOf(findWorkload(step.before, re.Name)) == "" {
-		arrival = re
+	if ch := step.changed; ch != nil && admissionOf(findWorkload(step.before, ch.Name)) == "" && ptr.Deref(ch.Spec.Active, true) {
+		arrival = ch
 	}
 	after = maps.Clone(before)
 	var skipping map[string]bool
@@ -131,12 +135,13 @@ func replayStep(opts scheduler.Options, sc *scenario, step *kueueStep) (warm str
 		if err := s.UpsertWorkload(arrival); err != nil {
 			return "", nil, nil, err
 		}
-	case step.reprioritized != nil:
+	case step.changed != nil:
 		// An admitted workload's new priority changes which preemptions
-		// its tree's workloads may make: Kueue requeues the parked ones
-		// (QueueAssociatedInadmissibleWorkloadsAfter), paced as after a
-		// finish.
-		if err := s.UpsertWorkload(step.reprioritized); err != nil {
+		// its tree's workloads may make, and a deactivation releases quota
+		// or lets a StrictFIFO queue move on: Kueue requeues the parked
+		// workloads (QueueAssociatedInadmissibleWorkloadsAfter), paced as
+		// after a finish.
+		if err := s.UpsertWorkload(step.changed); err != nil {
 			return "", nil, nil, err
 		}
 	case step.reclaimed != "":
@@ -272,6 +277,15 @@ func settleEngineWithin(s *scheduler.Scheduler, now time.Time, held map[string]s
 				ps := d.PodSets[0]
 				held[d.Workload.Name] = admissionString(d.ClusterQueue, ps.Flavors[corev1.ResourceCPU], ps.Flavors[corev1.ResourceMemory], ps.Count, full(d.Workload.Name))
 				did = append(did, "admit "+d.Workload.Name+" in "+held[d.Workload.Name])
+				changed = true
+			case scheduler.Evict:
+				// A deactivated workload's eviction (the only kind a
+				// scenario's world gives), confirmed at once as the
+				// player completes Kueue's.
+				s.EvictWorkload(d.Workload)
+				delete(held, d.Workload.Name)
+				evicted = append(evicted, d.Workload.Name)
+				did = append(did, "evict "+d.Workload.Name+" ("+d.Reason+")")
 				changed = true
 			case scheduler.Preempt:
 				for _, v := range d.Victims {
@@ -440,6 +454,9 @@ func describeWorkloads(wls []kueue.Workload) string {
 		}
 		if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
 			state = "finished"
+		}
+		if !ptr.Deref(wl.Spec.Active, true) {
+			state += ", inactive"
 		}
 		pods := fmt.Sprintf("%d pod(s)", ps.Count)
 		if ps.MinCount != nil {

@@ -67,6 +67,10 @@ type scenarioKinds struct {
 	// turns some finishes into priority changes: a pending or admitted
 	// workload moves to another class, as when a user relabels its Job.
 	reprioritize bool
+	// toggle turns some finishes into flips of spec.active: a pending or
+	// admitted workload is deactivated (Kueue evicts it if admitted), or a
+	// deactivated one reactivated.
+	toggle bool
 }
 
 // scenarioEvent is a workload to create, or else an admitted workload to
@@ -75,14 +79,16 @@ type scenarioKinds struct {
 // of the admitted workloads with a pod not yet reclaimable gets one more
 // reclaimable pod instead; with reprioritize, the pick-th of the workloads
 // not finished, pending or admitted, moves to another priority class: shift+1
-// places further in scenarioPriorities, wrapping. Picking at play time keeps
-// the scenario independent of the decisions it tests.
+// places further in scenarioPriorities, wrapping; with toggle, the pick-th of
+// them has its spec.active flipped. Picking at play time keeps the scenario
+// independent of the decisions it tests.
 type scenarioEvent struct {
 	create       *kueue.Workload
 	pick         int
 	reclaim      bool
 	reprioritize bool
 	shift        int
+	toggle       bool
 }
 
 // covered lists what each of a scenario's resource groups covers.
@@ -201,12 +207,16 @@ func newScenario(seed int64, i int, kinds scenarioKinds) *scenario {
 
 // finishOrReclaim draws an event that is not a create: a finish, or with
 // reclaim half the time a reclaim, or with reprioritize (of what is not a
-// reclaim) two times in five a priority change.
+// reclaim) two times in five a priority change, or with toggle (of what is
+// neither) about one time in three a flip of spec.active.
 func (sc *scenario) finishOrReclaim(r *rand.Rand) scenarioEvent {
 	ev := scenarioEvent{pick: r.Intn(1000)}
 	ev.reclaim = sc.reclaim && r.Float64() < 0.5
 	if !ev.reclaim && sc.reprioritize && r.Float64() < 0.4 {
 		ev.reprioritize, ev.shift = true, r.Intn(len(scenarioPriorities)-1)
+	}
+	if !ev.reclaim && !ev.reprioritize && sc.toggle && r.Float64() < 0.35 {
+		ev.toggle = true
 	}
 	return ev
 }

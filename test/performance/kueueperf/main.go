@@ -49,6 +49,7 @@ type options struct {
 	partial                      bool
 	reclaim                      bool
 	reprioritize                 bool
+	toggle                       bool
 	memory                       bool
 	groups                       bool
 	kueueGates                   string
@@ -84,6 +85,7 @@ func main() {
 	flag.BoolVar(&o.groups, "two-groups", false, "--load decisions: as --two-resources, with memory in a resource group of its own, with flavors of its own")
 	flag.BoolVar(&o.reclaim, "reclaimable-pods", false, "--load decisions: half the workloads get two to four pods, and half the finishes mark one more pod of an admitted workload reclaimable instead (Kueue's ReclaimablePods, on in both)")
 	flag.BoolVar(&o.reprioritize, "priority-changes", false, "--load decisions: workloads take their priority from WorkloadPriorityClasses, and some finishes move a pending or admitted workload to another class instead")
+	flag.BoolVar(&o.toggle, "deactivations", false, "--load decisions: some finishes flip a pending or admitted workload's spec.active instead (deactivated workloads are evicted; reactivated ones queue again)")
 	flag.IntVar(&o.kueueLogLevel, "kueue-log-level", 0, `--load decisions: Kueue's manager's log verbosity (its --zap-log-level), e.g. 6 to see in kueue.log why it preempted or did not; minimalkueue takes none`)
 	flag.StringVar(&o.kueueGates, "kueue-feature-gates", "", `--load decisions: feature gates for Kueue (K=V,...), e.g. "PrioritySortingWithinCohort=false"; Kueue's own manager (--kueue) then runs with them in its Configuration instead of minimalkueue, which takes none; give Quokka's engine the same with --quokka-feature-gates`)
 	flag.IntVar(&o.only, "scenario", -1, "--load decisions: play only this scenario of the seed (0 is the first), to look at a difference again")

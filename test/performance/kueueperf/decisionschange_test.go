@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -102,7 +104,7 @@ func TestReplayPlaysAPriorityChange(t *testing.T) {
 			if tc.change == "p" {
 				changed = p
 			}
-			step.reprioritized = ptr.To(withPriority(*changed.DeepCopy(), tc.to))
+			step.changed = ptr.To(withPriority(*changed.DeepCopy(), tc.to))
 			warm, after, evicted, err := replayStep(scheduler.Options{}, sc, step)
 			if err != nil || warm != "" {
 				t.Fatalf("replayStep: %v %s", err, warm)
@@ -119,5 +121,87 @@ func withPriority(wl kueue.Workload, p int32) kueue.Workload {
 	wl.Spec.Priority = ptr.To(p)
 	wl.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup, Kind: kueue.WorkloadPriorityClassKind,
 		Name: (&scenario{name: "ns"}).className(p)}
+	return wl
+}
+
+// With --deactivations the worlds are those of the seed without it, and some
+// of the events that would finish a workload flip one's spec.active instead.
+func TestDeactivationScenarios(t *testing.T) {
+	toggles := 0
+	for i := 0; i < 10; i++ {
+		sc, plain := newScenario(7, i, scenarioKinds{toggle: true}), newScenario(7, i, scenarioKinds{})
+		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
+			t.Fatalf("%s: the world changed with deactivations", sc.name)
+		}
+		for _, ev := range sc.events {
+			if ev.toggle {
+				toggles++
+				if ev.create != nil || ev.reclaim || ev.reprioritize {
+					t.Errorf("%s: a toggle that is also another event: %+v", sc.name, ev)
+				}
+			}
+		}
+	}
+	if toggles == 0 {
+		t.Fatal("no flip of spec.active in 10 scenarios")
+	}
+}
+
+// A flip of spec.active is replayed as Kueue paces it: a deactivation as a
+// finish (Kueue evicts an admitted workload, and requeues the tree's parked
+// workloads, for a pending one too), a reactivation as a creation.
+func TestReplayPlaysADeactivation(t *testing.T) {
+	parked := "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor f, 2 more needed"
+	inactive := func(wl kueue.Workload) kueue.Workload {
+		wl.Spec.Active = ptr.To(false)
+		return wl
+	}
+	for _, tc := range []struct {
+		name        string
+		strategy    kueue.QueueingStrategy
+		nominal     int64
+		before      []kueue.Workload
+		changed     kueue.Workload
+		want        map[string]string
+		wantEvicted []string
+	}{
+		{name: "admitted x deactivated, parked p takes its room", strategy: kueue.BestEffortFIFO, nominal: 2,
+			before:  []kueue.Workload{replayWL("x", "lq-b", 1, "cq-b", ""), replayWL("p", "lq-b", 2, "", parked)},
+			changed: inactive(replayWL("x", "lq-b", 1, "cq-b", "")),
+			want:    map[string]string{"p": "cq-b/f"}, wantEvicted: []string{"x"}},
+		{name: "pending p reactivated", strategy: kueue.BestEffortFIFO, nominal: 4,
+			before:  []kueue.Workload{replayWL("x", "lq-b", 1, "cq-b", ""), inactive(replayWL("p", "lq-b", 2, "", parked))},
+			changed: replayWL("p", "lq-b", 2, "", parked),
+			want:    map[string]string{"x": "cq-b/f", "p": "cq-b/f"}},
+		{name: "StrictFIFO head h deactivated, q behind it admitted", strategy: kueue.StrictFIFO, nominal: 2,
+			before:  []kueue.Workload{fourCPU(replayWL("h", "lq-b", 1, "", parked)), replayWL("q", "lq-b", 2, "", "")},
+			changed: inactive(fourCPU(replayWL("h", "lq-b", 1, "", parked))),
+			want:    map[string]string{"q": "cq-b/f"}},
+		{name: "pending p deactivated", strategy: kueue.BestEffortFIFO, nominal: 2,
+			before:  []kueue.Workload{replayWL("x", "lq-b", 1, "cq-b", ""), replayWL("p", "lq-b", 2, "", parked)},
+			changed: inactive(replayWL("p", "lq-b", 2, "", parked)),
+			want:    map[string]string{"x": "cq-b/f"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &scenario{name: "ns",
+				flavors: []*kueue.ResourceFlavor{{ObjectMeta: metav1.ObjectMeta{Name: "f"}}},
+				cqs:     []*kueue.ClusterQueue{replayCQ("cq-b", tc.strategy, tc.nominal)},
+				lqs:     []*kueue.LocalQueue{replayLQ("lq-b", "cq-b")},
+			}
+			step := &kueueStep{before: tc.before, changed: &tc.changed}
+			warm, after, evicted, err := replayStep(scheduler.Options{}, sc, step)
+			if err != nil || warm != "" {
+				t.Fatalf("replayStep: %v %s", err, warm)
+			}
+			if !reflect.DeepEqual(after, tc.want) || !reflect.DeepEqual(evicted, tc.wantEvicted) {
+				t.Errorf("after the flip of %s: %v, evicted %v; want %v, evicted %v", tc.changed.Name, after, evicted, tc.want, tc.wantEvicted)
+			}
+		})
+	}
+}
+
+// fourCPU makes a replayWL workload ask for 4 cpu.
+func fourCPU(wl kueue.Workload) kueue.Workload {
+	wl.Spec.PodSets[0].Template.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("4")
 	return wl
 }
