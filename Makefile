@@ -38,11 +38,15 @@ browser:
 
 # QUOKKA_REQUIRE_BROWSER makes the report test fail instead of skipping when
 # chromium is missing, so a green run always means the page rendered.
+# engine/scheduler's tests take about 6 minutes on an idle 2-core machine, and
+# go test's default 10-minute limit per package was overrun on a fresh machine
+# whose other packages were still compiling beside them: the limit is raised,
+# not the tests cut.
 test-unit: browser
-	QUOKKA_REQUIRE_BROWSER=1 go test ./...
+	QUOKKA_REQUIRE_BROWSER=1 go test -timeout 30m ./...
 
 test-integration:
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh --cluster)" go test -race -count=1 -tags integration ./test/integration/...
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh --cluster)" go test -race -count=1 -timeout 30m -tags integration ./test/integration/...
 
 ## test: what CI runs. Generated files fresh, vet clean, unit and integration tests.
 test: verify-generated vet test-unit test-integration
