@@ -166,6 +166,36 @@ func TestRequeueEventsUnparkWithoutFreeingQuota(t *testing.T) {
 	}
 }
 
+// Kueue's workload controller requeues the tree's parked workloads on every
+// update of an inactive workload, not only on the one that deactivates it
+// (its "finished or inactive" case, Kueue v0.17.0): here y's waiting,
+// deactivated before a10 was parked, is moved to another priority class,
+// and a10 searches again and reclaims x0 from the borrowing x. An update
+// that changes nothing the engine reads leaves a10 parked.
+func TestUpdateOfAnInactiveWorkloadUnparks(t *testing.T) {
+	for _, opts := range []Options{{}, {DisableIncrementalCycle: true}} {
+		s := parkQueues(t, opts, kueue.BestEffortFIFO)
+		apply(t, s, job("y", "waiting", 9, 0).Active(false).Obj())
+		for i := 0; i < 2; i++ {
+			if ds := s.Cycle(now); len(admits(ds)) != 0 || len(preempts(ds)) != 0 {
+				t.Fatalf("cycle %d decided %v, want a10 to wait", i+1, ds)
+			}
+		}
+		apply(t, s, job("x", "x5", 1, 5).Obj())
+		if got := admittedNames(s.Cycle(now)); !slices.Equal(got, []string{"x5"}) {
+			t.Fatalf("incremental=%v: admitted %v, want x5", !opts.DisableIncrementalCycle, got)
+		}
+		apply(t, s, job("y", "waiting", 9, 0).Active(false).Obj())
+		if ds := s.Cycle(now.Add(time.Second)); len(preempts(ds)) != 0 {
+			t.Fatalf("incremental=%v: a10 preempted %s after an update that changed nothing", !opts.DisableIncrementalCycle, victimNames(ds))
+		}
+		apply(t, s, job("y", "waiting", 9, 20).Active(false).Obj())
+		if got := victimNames(s.Cycle(now.Add(2 * time.Second))); got != "x0:InCohortReclamation" {
+			t.Fatalf("incremental=%v: victims %q after the inactive workload's priority changed, want x0:InCohortReclamation", !opts.DisableIncrementalCycle, got)
+		}
+	}
+}
+
 // A StrictFIFO head is tried again in every cycle (Kueue requeues it at
 // once): it is never parked, and reclaims as soon as x borrows, here with
 // x5 admitted by another scheduler's hand (an admission, not a release).

@@ -45,8 +45,8 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 		prevCQ = r.admission.ClusterQueue
 	}
 	// Kueue requeues a tree's inadmissible workloads when one of its
-	// pending workloads finishes or is deactivated, and when an admitted
-	// one's priority changes (park.go).
+	// pending workloads finishes, is deactivated or changes while inactive,
+	// and when an admitted one's priority changes (park.go).
 	pendingCQ, wasActive, prevPriority := s.pendingCQ(r), r.info != nil && r.info.Active, r.priority
 	// An update that changes nothing the engine reads (the scheduler's own
 	// Pending condition, say) leaves a pending workload parked, as Kueue
@@ -105,7 +105,14 @@ func (s *Scheduler) UpsertWorkload(wl *kueue.Workload) error {
 			r.parked, r.parkedCycle, r.heldAt, r.queuedCycle = parked, parkedCycle, heldAt, queuedCycle
 		}
 		s.noteRelease(prevCQ)
-		if wasActive && !info.Active {
+		if !info.Active && (wasActive || !unchanged) {
+			// Kueue's workload controller requeues the tree's parked
+			// workloads on every update of an inactive workload (its
+			// "finished or inactive" case), not only on the one that
+			// deactivates it: a priority change of a deactivated workload
+			// too. An update the engine reads no change in (a status write
+			// of Kueue's own) is left out, as its informer would often
+			// have coalesced it.
 			s.noteRelease(pendingCQ)
 		}
 	}
