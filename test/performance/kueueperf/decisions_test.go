@@ -31,11 +31,7 @@ import (
 // the engine reads as partially admissible.
 func TestPartialAdmissionScenarios(t *testing.T) {
 	variable := 0
-	for i := 0; i < 10; i++ {
-		sc, plain := newScenario(7, i, scenarioKinds{partial: true}), newScenario(7, i, scenarioKinds{})
-		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
-			t.Fatalf("%s: the world changed with partial admission", sc.name)
-		}
+	for _, sc := range scenariosOfSeed7(t, scenarioKinds{partial: true}, "partial admission") {
 		for _, ev := range sc.events {
 			if ev.create == nil || ev.create.Spec.PodSets[0].MinCount == nil {
 				continue
@@ -64,11 +60,7 @@ func TestPartialAdmissionScenarios(t *testing.T) {
 // finish a workload mark one of its pods reclaimable instead.
 func TestReclaimablePodsScenarios(t *testing.T) {
 	reclaims, multi := 0, 0
-	for i := 0; i < 10; i++ {
-		sc, plain := newScenario(7, i, scenarioKinds{reclaim: true}), newScenario(7, i, scenarioKinds{})
-		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
-			t.Fatalf("%s: the world changed with reclaimable pods", sc.name)
-		}
+	for _, sc := range scenariosOfSeed7(t, scenarioKinds{reclaim: true}, "reclaimable pods") {
 		for _, ev := range sc.events {
 			switch {
 			case ev.create != nil && ev.create.Spec.PodSets[0].Count > 1:
@@ -81,6 +73,23 @@ func TestReclaimablePodsScenarios(t *testing.T) {
 	if reclaims == 0 || multi == 0 {
 		t.Fatalf("10 scenarios with reclaimable pods: %d reclaims, %d workloads of several pods; want some of each", reclaims, multi)
 	}
+}
+
+// scenariosOfSeed7 draws the first ten scenarios of seed 7 with kinds (named
+// what in messages) and fails unless their worlds (Cohorts, ClusterQueues)
+// are those of the seed without them: an option changes the workloads and
+// events only, so that a seed's worlds stay what earlier runs recorded.
+func scenariosOfSeed7(t *testing.T, kinds scenarioKinds, what string) []*scenario {
+	t.Helper()
+	var out []*scenario
+	for i := 0; i < 10; i++ {
+		sc, plain := newScenario(7, i, kinds), newScenario(7, i, scenarioKinds{})
+		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
+			t.Fatalf("%s: the world changed with %s", sc.name, what)
+		}
+		out = append(out, sc)
+	}
+	return out
 }
 
 func TestScenariosAreReproducibleAndValid(t *testing.T) {

@@ -20,12 +20,8 @@ import (
 // never to the class it has.
 func TestPriorityChangeScenarios(t *testing.T) {
 	changes := 0
-	for i := 0; i < 10; i++ {
-		sc, plain := newScenario(7, i, scenarioKinds{reprioritize: true}), newScenario(7, i, scenarioKinds{})
-		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
-			t.Fatalf("%s: the world changed with priority changes", sc.name)
-		}
-		if len(sc.classes) != len(scenarioPriorities) || len(plain.classes) != 0 {
+	for i, sc := range scenariosOfSeed7(t, scenarioKinds{reprioritize: true}, "priority changes") {
+		if plain := newScenario(7, i, scenarioKinds{}); len(sc.classes) != len(scenarioPriorities) || len(plain.classes) != 0 {
 			t.Fatalf("%s: %d classes with priority changes, %d without; want %d and 0", sc.name, len(sc.classes), len(plain.classes), len(scenarioPriorities))
 		}
 		values := map[string]int32{}
@@ -128,11 +124,7 @@ func withPriority(wl kueue.Workload, p int32) kueue.Workload {
 // of the events that would finish a workload flip one's spec.active instead.
 func TestDeactivationScenarios(t *testing.T) {
 	toggles := 0
-	for i := 0; i < 10; i++ {
-		sc, plain := newScenario(7, i, scenarioKinds{toggle: true}), newScenario(7, i, scenarioKinds{})
-		if !reflect.DeepEqual(sc.cqs, plain.cqs) || !reflect.DeepEqual(sc.cohorts, plain.cohorts) {
-			t.Fatalf("%s: the world changed with deactivations", sc.name)
-		}
+	for _, sc := range scenariosOfSeed7(t, scenarioKinds{toggle: true}, "deactivations") {
 		for _, ev := range sc.events {
 			if ev.toggle {
 				toggles++
