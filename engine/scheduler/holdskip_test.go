@@ -386,3 +386,51 @@ func TestKueueHeadSkippedBesideAOneCycleHoldComesBackInOrder(t *testing.T) {
 		t.Fatalf("next cycle admitted %v; want [w12], ordered before w11 by priority, as Kueue's cycle 13318", got)
 	}
 }
+
+// A head that Kueue nominated beside a ready preemptor, in room the
+// preemptor then took, is skipped in that cycle and nominated afresh in the
+// next, where what it gets now orders it against the heads of queues that
+// took their turn in the first. Decisions run dec-146 (classic, seed 62,
+// --two-groups --partial-admission, scenario 1, event 3), read in Kueue's
+// log (dec-147): cq1's w04 reclaimed w01 (cq2, two pods, minCount 1); Kueue's
+// cycle 226 admitted w04 and skipped w01, nominated with both pods (one
+// borrowed) against the snapshot before w04; cycle 227 nominated w01 with one
+// pod, within cq2's nominal quota, so ahead of cq1's next workload w03
+// (priority 10), which would borrow, and admitted it; w03 no longer fit. The
+// engine had ordered w01 by its two-pod nomination, borrowing, behind w03:
+// w03 was admitted, and w01, short, reclaimed w02.
+func TestKueueHeadNominatedBesideAReadyPreemptorComesBeforeLaterRounds(t *testing.T) {
+	cpu := corev1.ResourceCPU
+	s := world(t, Options{}, namespace{name: "ns"}, MakeFlavor("f1").Obj(),
+		MakeClusterQueue("cq1").Cohort("c").Quota("f1", cpu, "2").
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Obj(),
+		MakeClusterQueue("cq2").Cohort("c").Quota("f1", cpu, "1").
+			Preemption(kueue.PreemptionPolicyAny, kueue.PreemptionPolicyNever).Obj(),
+		MakeLocalQueue("ns", "lq1", "cq1").Obj(), MakeLocalQueue("ns", "lq2", "cq2").Obj(),
+		MakeWorkload("ns", "w02").Queue("lq1").Request(cpu, "1").ReserveQuota("cq1", "f1").QuotaReservedAt(time.Second).Obj(),
+		ksMinCount(MakeWorkload("ns", "w01").Queue("lq2").PodSet("main", 2).Request(cpu, "1").ReserveQuota("cq2", "f1").QuotaReservedAt(time.Second).Obj(),
+			map[string]int32{"main": 1}),
+		MakeWorkload("ns", "w04").Queue("lq1").Priority(20).Created(2*time.Second).Request(cpu, "1").Obj(),
+	)
+	ds := s.Cycle(now)
+	if got := victimNames(ds); got != "w01:InCohortReclamation" {
+		t.Fatalf("victims %q, want w04 to reclaim w01 (decisions %v)", got, ds)
+	}
+	confirm(s, ds)
+	if err := s.UpsertWorkload(MakeWorkload("ns", "w03").Queue("lq1").Priority(10).Created(3*time.Second).Request(cpu, "1").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	ds = s.Cycle(now.Add(time.Second))
+	got := admits(ds)
+	var names []string
+	for _, a := range got {
+		names = append(names, a.Workload.Name)
+	}
+	if !slices.Equal(names, []string{"w04", "w01"}) || got[1].PodSets[0].Count != 1 || got[1].Borrowing {
+		t.Fatalf("admitted %+v, want w04, then w01 with one pod within cq2's nominal quota, before cq1's borrowing w03 (decisions %v)", got, ds)
+	}
+	if len(preempts(ds)) != 0 {
+		t.Fatalf("preemptions %v, want none: w01 fits with one pod", preempts(ds))
+	}
+	mustPending(t, ds, "w03", ReasonInsufficientQuotaInCohort)
+}

@@ -60,6 +60,12 @@ type treeWalk struct {
 	// takes it with the queues' next heads in its order; so the heads of
 	// later rounds wait for the next Cycle too (see scheduleTree).
 	oneShotHeld, laterWait bool
+	// moved holds the heads skipped because their nomination no longer
+	// fits where another assignment would (see scheduleTree): Kueue's
+	// next cycle, which they wait for, begins with the first head of a
+	// later round (nextRound), or when none is left.
+	moved     []*head
+	nextRound bool
 }
 
 // popKey is what headLess reads of a head.
@@ -71,8 +77,8 @@ type popKey struct {
 
 // beginWalk starts the bookkeeping of a tree's walk.
 func (s *Scheduler) beginWalk(t *tree, h *headHeap, runs *[]*run, ver *uint64) {
-	pops := s.walk.pops[:0]
-	s.walk = treeWalk{h: h, runs: runs, ver: ver, pops: pops}
+	pops, moved := s.walk.pops[:0], s.walk.moved[:0]
+	s.walk = treeWalk{h: h, runs: runs, ver: ver, pops: pops, moved: moved}
 	root, ok := strings.CutPrefix(t.key, "cohort/")
 	if !ok || s.opts.DisableIncrementalCycle {
 		return

@@ -103,7 +103,10 @@ func (s *Scheduler) newHead(rn *run, r *record, res flavorassigner.Result, ver u
 // cycles) or no head is left: in the same Cycle, as deliberate difference 1
 // takes Kueue's later cycles. Such a head that now needs preemption still
 // preempts at its turn (deliberate difference 1; see
-// TestNominatedFittingHeadPreemptsInItsCycle).
+// TestNominatedFittingHeadPreemptsInItsCycle). A queue's first head whose
+// nomination beside the cycle's ready preemptors no longer fits once they
+// are counted is put aside from its walk on, keyed by what it gets now, as
+// Kueue's next cycle ranks it against the heads of later rounds (putAside).
 func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 	var ver uint64
 	h := &headHeap{}
@@ -139,21 +142,19 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 		out = s.pushNext(rn, h, ver, out)
 	}
 	s.walk.popping = true
-	// moved holds the heads skipped because their nomination no longer
-	// fits where another assignment would (see above): Kueue's next
-	// cycle, which they wait for, begins with the first head of a later
-	// round, or when none is left.
-	var moved []*head
-	for h.Len() > 0 || len(moved) > 0 {
+	for h.Len() > 0 || len(s.walk.moved) > 0 {
 		if h.Len() == 0 {
-			moved = retryMoved(h, moved)
+			s.walk.retryMoved()
 			continue
 		}
 		hd := h.pop()
-		if len(moved) > 0 && !hd.placeholder && hd.run.took {
-			h.push(hd)
-			moved = retryMoved(h, moved)
-			continue
+		if !hd.placeholder && hd.run.took {
+			s.walk.nextRound = true
+			if len(s.walk.moved) > 0 {
+				h.push(hd)
+				s.walk.retryMoved()
+				continue
+			}
 		}
 		if hd.placeholder {
 			out = s.popPlaceholder(hd, ver, out)
@@ -189,7 +190,7 @@ func (s *Scheduler) scheduleTree(t *tree, out []Decision) []Decision {
 				// checks the nominated assignment and skips it, to be
 				// nominated again next cycle (see scheduleTree).
 				hd.moved = true
-				moved = append(moved, hd)
+				s.walk.moved = append(s.walk.moved, hd)
 				continue
 			}
 			worse := level(&res) > level(&hd.res)
@@ -279,6 +280,17 @@ func (s *Scheduler) pushNext(rn *run, h *headHeap, ver uint64, out []Decision) [
 				continue
 			}
 			if nom, ok := s.readyNomination(rn, e.r, &res); ok {
+				if h == s.walk.h && !s.fitsNow(rn.q, nom.Usage) {
+					// Kueue skips it at its turn, its nomination
+					// taken by the ready preemptors: it comes back
+					// in the next cycle, ranked by what it gets
+					// then (decisions run dec-146, seed 62,
+					// scenario 1). A dropped queue's walk into a
+					// scratch heap (settleDeferred) only asks where
+					// its head ranks, and keeps the nomination.
+					s.walk.putAside(s.newHead(rn, e.r, res, staleVer))
+					return out
+				}
 				// Ordered and checked as Kueue nominated it, in the
 				// room the ready preemptors took since: stale.
 				h.push(s.newHead(rn, e.r, nom, staleVer))
@@ -481,14 +493,31 @@ func (s *Scheduler) notAdmitted(hd *head, res *flavorassigner.Result, h *headHea
 	return s.pushNext(rn, h, ver, out)
 }
 
+// putAside sets aside a queue's first head of the cycle, which Kueue skips
+// in this cycle (see pushNext), until its next one: in the list of moved
+// heads while this cycle lasts, as if the walk of every queue had found it;
+// into the heap once a head of a later round came up, as they were then (a
+// deferred queue is walked when its placeholder comes up, which can be
+// later).
+func (w *treeWalk) putAside(hd *head) {
+	hd.moved = true
+	if w.nextRound {
+		hd.ver = staleVer
+		w.h.push(hd)
+		return
+	}
+	w.moved = append(w.moved, hd)
+}
+
 // retryMoved puts the moved heads back into the heap, to be assigned again
 // (see scheduleTree), and empties the list.
-func retryMoved(h *headHeap, moved []*head) []*head {
-	for _, hd := range moved {
+func (w *treeWalk) retryMoved() {
+	for _, hd := range w.moved {
 		hd.ver = staleVer
-		h.push(hd)
+		w.h.push(hd)
 	}
-	return moved[:0]
+	clear(w.moved)
+	w.moved = w.moved[:0]
 }
 
 // skippedMessage is Kueue's Pending message for a head that its cycle
