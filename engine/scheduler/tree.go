@@ -495,10 +495,10 @@ func (s *Scheduler) notAdmitted(hd *head, res *flavorassigner.Result, h *headHea
 
 // putAside sets aside a queue's first head of the cycle, which Kueue skips
 // in this cycle (see pushNext), until its next one: in the list of moved
-// heads while this cycle lasts, as if the walk of every queue had found it;
-// into the heap once a head of a later round came up, as they were then (a
-// deferred queue is walked when its placeholder comes up, which can be
-// later).
+// heads while this cycle lasts; straight into the heap once a head of a
+// later round came up, where the walk of every queue would have put it by
+// then (retryMoved). A deferred queue is walked only when its placeholder
+// comes up, which can be after that.
 func (w *treeWalk) putAside(hd *head) {
 	hd.moved = true
 	if w.nextRound {
