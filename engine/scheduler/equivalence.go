@@ -46,6 +46,10 @@ func (r *record) classOf() (c class, ok bool) {
 type classIndex struct {
 	cycle uint64
 	byCQ  map[*quota.ClusterQueue]map[class][]entry
+	// lastQ's index is last: a walk asks about one queue many times in a
+	// row (see epochCache).
+	lastQ *quota.ClusterQueue
+	last  map[class][]entry
 }
 
 // classParked tells whether a workload of r's class other than r is parked
@@ -93,8 +97,11 @@ func (s *Scheduler) parkedForGood(q *quota.ClusterQueue, e entry, mark holdMark)
 func (s *Scheduler) classesOf(q *quota.ClusterQueue) map[class][]entry {
 	if s.classes.cycle != s.cycle || s.classes.byCQ == nil {
 		s.classes = classIndex{cycle: s.cycle, byCQ: map[*quota.ClusterQueue]map[class][]entry{}}
+	} else if s.classes.lastQ == q {
+		return s.classes.last
 	}
 	if m, ok := s.classes.byCQ[q]; ok {
+		s.classes.lastQ, s.classes.last = q, m
 		return m
 	}
 	m := map[class][]entry{}
@@ -110,6 +117,7 @@ func (s *Scheduler) classesOf(q *quota.ClusterQueue) map[class][]entry {
 		}
 	}
 	s.classes.byCQ[q] = m
+	s.classes.lastQ, s.classes.last = q, m
 	return m
 }
 
