@@ -299,7 +299,7 @@ func (s *Scheduler) holdEpoch(q *quota.ClusterQueue) holdMark {
 // structure happens: walks ask for a queue's epoch for each of its
 // workloads, and each answer took three lookups by name. The last answer
 // is kept apart too: a walk asks about one queue many times in a row, and
-// the map's lookup was a tenth of a cycle under Kueue's harness.
+// the map's lookups took about 5% of BenchmarkKueueBaselineTick's cycle.
 type epochCache struct {
 	releaseVer, structVer uint64
 	byCQ                  map[*quota.ClusterQueue]holdMark
